@@ -1,0 +1,234 @@
+"""Builds kernels for the simulator: a precompiled runtime library, per-SoC generated inputs, and one
+cached executable per (source, kernel, defines, SoC, simulator version)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from tuner.data.socs import Soc
+from tuner.errors import CompileError, ToolchainError
+from tuner.sim import codegen
+
+SIM_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = SIM_DIR / "include"
+RUNTIME_DIR = SIM_DIR / "runtime"
+RUNTIME_SOURCES = ("numerics.cpp", "runtime.cpp", "ops.cpp")
+RUNTIME_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-pthread", "-Wall", "-Wno-unused-parameter")
+KERNEL_FLAGS = ("-std=c++17", "-O1", "-pthread", "-fno-strict-aliasing", "-D__CCE_KT_TEST__=1",
+                "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0")
+COMPILE_TIMEOUT_S = 300
+
+
+def cache_root() -> Path:
+    """Where builds are cached: $TUNER_CACHE_DIR, else ~/.cache/tuner."""
+    root = os.environ.get("TUNER_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "tuner"
+
+
+def compiler() -> str:
+    """The host C++ compiler ($CXX or g++)."""
+    cxx = os.environ.get("CXX", "g++")
+    if shutil.which(cxx) is None:
+        raise ToolchainError(f"the simulator needs a C++17 compiler; '{cxx}' was not found (install g++ or set CXX)")
+    return cxx
+
+
+def _digest(*parts: bytes | str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode() if isinstance(part, str) else part)
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+@cache
+def sim_version() -> str:
+    """Hash of everything that decides a simulator build: headers, runtime, data files, compiler."""
+    files = sorted(INCLUDE_DIR.rglob("*.h")) + sorted(RUNTIME_DIR.glob("*.[ch]*"))
+    data = sorted((SIM_DIR.parent / "data").rglob("*.[yc]*"))
+    cxx = compiler()
+    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    return _digest(version, *(p.read_bytes() for p in files + data))
+
+
+def _run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        raise CompileError(f"{what}: the compiler ran longer than {COMPILE_TIMEOUT_S} s", "") from exc
+
+
+def _atomic_dir(final: Path, build) -> Path:
+    """Build into a temporary sibling and rename it into place, so concurrent builds never see half a dir."""
+    if final.exists():
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=final.name + ".", dir=final.parent))
+    try:
+        build(tmp)
+        try:
+            tmp.rename(final)
+        except OSError:  # another process won the race
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def runtime_dir() -> Path:
+    """The precompiled runtime (libtunersim.a and driver.o), built once per simulator version."""
+
+    def build(out: Path) -> None:
+        cxx = compiler()
+        objects = []
+        for name in (*RUNTIME_SOURCES, "driver.cpp"):
+            obj = out / (Path(name).stem + ".o")
+            proc = _run([cxx, *RUNTIME_FLAGS, "-I", str(INCLUDE_DIR), "-c", str(RUNTIME_DIR / name), "-o", str(obj)],
+                        "runtime")
+            if proc.returncode != 0:
+                raise ToolchainError(f"the simulator runtime failed to compile ({name}):\n{proc.stderr}")
+            if name != "driver.cpp":
+                objects.append(str(obj))
+        proc = _run(["ar", "rcs", str(out / "libtunersim.a"), *objects], "runtime")
+        if proc.returncode != 0:
+            raise ToolchainError(f"cannot archive the simulator runtime: {proc.stderr}")
+
+    return _atomic_dir(cache_root() / "sim" / f"runtime-{sim_version()}", build)
+
+
+def soc_dir(soc: Soc) -> Path:
+    """Generated support header and compiled SoC configuration for one SoC."""
+
+    def build(out: Path) -> None:
+        (out / "tuner_sim_support.h").write_text(codegen.support_header(soc))
+        (out / "soc_config.cpp").write_text(codegen.config_source(soc, sim_version()))
+        proc = _run([compiler(), *RUNTIME_FLAGS, "-I", str(INCLUDE_DIR), "-c", str(out / "soc_config.cpp"),
+                     "-o", str(out / "soc_config.o")], "SoC configuration")
+        if proc.returncode != 0:
+            raise ToolchainError(f"the generated SoC configuration failed to compile:\n{proc.stderr}")
+
+    return _atomic_dir(cache_root() / "sim" / f"soc-{soc.name}-{sim_version()}", build)
+
+
+@dataclass(frozen=True)
+class Executable:
+    """A kernel built for the simulator, ready to run."""
+
+    path: Path
+    kernel: str
+    soc: str
+    cached: bool
+
+
+_DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|fatal error): (?P<msg>.*)$")
+
+
+def summarize_diagnostics(stderr: str, sources: list[Path]) -> str:
+    """One line naming the first real problem, in the user's file where possible."""
+    names = {str(p) for p in sources} | {p.name for p in sources}
+    user_locations = []
+    for line in stderr.splitlines():
+        m = re.match(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+:\s+required from here", line)
+        if m and (m["file"] in names or Path(m["file"]).name in names):
+            user_locations.append(f"{m['file']}:{m['line']}")
+    with_types = re.findall(r"\[with ([^\]]+)\]", stderr)
+    for line in stderr.splitlines():
+        m = _DIAG.match(line)
+        if not m:
+            continue
+        msg = m["msg"]
+        if msg.startswith("static assertion failed: "):
+            msg = msg.removeprefix("static assertion failed: ")
+            where = user_locations[0] if user_locations else f"{m['file']}:{m['line']}"
+            detail = f" [with {with_types[0]}]" if with_types else ""
+            return f"{where}: error: {msg}{detail}"
+        return f"{m['file']}:{m['line']}: error: {msg}"
+    return stderr.strip().splitlines()[-1] if stderr.strip() else "compilation failed"
+
+
+def _launch_syntax(sources: list[Path], stderr: str) -> str | None:
+    """Name the <<<...>>> launch syntax when an error line points at it."""
+    for line in stderr.splitlines():
+        m = _DIAG.match(line)
+        if not m:
+            continue
+        path = Path(m["file"])
+        if path.is_file():
+            text = path.read_text(errors="replace").splitlines()
+            n = int(m["line"])
+            if 0 < n <= len(text) and "<<<" in text[n - 1]:
+                return (f"{m['file']}:{n}: error: the <<<...>>> launch syntax is not supported by the tuner "
+                        "simulator; guard host launch code with #ifndef __CCE_KT_TEST__, or launch with "
+                        "ICPU_RUN_KF / `tuner simulate`")
+    return None
+
+
+def _compile_error(stderr: str, sources: list[Path]) -> CompileError:
+    summary = _launch_syntax(sources, stderr) or summarize_diagnostics(stderr, sources)
+    return CompileError(summary, stderr)
+
+
+def _define_flags(defines: list[str]) -> list[str]:
+    return [f"-D{d}" for d in defines]
+
+
+def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple[str, ...] = ()) -> Executable:
+    """Compile `source` and link its entry `kernel` with the simulator runtime; cached by content."""
+    source = source.resolve()
+    text = source.read_text(errors="replace")
+    runtime = runtime_dir()
+    socd = soc_dir(soc)
+    key = _digest(text, str(source), kernel, soc.name, sim_version(), *defines)
+    final = cache_root() / "sim" / "kernels" / key
+    if (final / "app").exists():
+        return Executable(final / "app", kernel, soc.name, cached=True)
+
+    def build(out: Path) -> None:
+        entry = out / "entry.cpp"
+        entry.write_text(f'#include "{source}"\n#include "tuner_sim/entry.h"\nTUNER_SIM_ENTRY({kernel})\n')
+        cxx = compiler()
+        obj = out / "entry.o"
+        proc = _run([cxx, *KERNEL_FLAGS, *_define_flags(list(defines)), "-I", str(INCLUDE_DIR), "-I", str(socd),
+                     "-I", str(source.parent), "-c", str(entry), "-o", str(obj)], "compile")
+        if proc.returncode != 0:
+            if re.search(rf"'{re.escape(kernel)}' was not declared|{re.escape(kernel)}.*not declared", proc.stderr):
+                raise CompileError(f"{source}: error: no kernel function named '{kernel}' in this source "
+                                   "(check --kernel)", proc.stderr)
+            raise _compile_error(proc.stderr, [source])
+        proc = _run([cxx, "-pthread", str(obj), str(runtime / "driver.o"), str(socd / "soc_config.o"),
+                     str(runtime / "libtunersim.a"), "-o", str(out / "app")], "link")
+        if proc.returncode != 0:
+            raise _compile_error(proc.stderr, [source])
+
+    _atomic_dir(final, build)
+    return Executable(final / "app", kernel, soc.name, cached=False)
+
+
+def build_program(sources: list[Path], output: Path, soc: Soc, defines: list[str] | tuple[str, ...] = ()) -> Path:
+    """Build a CANN CPU-debug-mode program (host + kernel sources using tikicpulib.h) unchanged."""
+    runtime = runtime_dir()
+    socd = soc_dir(soc)
+    cxx = compiler()
+    with tempfile.TemporaryDirectory() as tmp:
+        objects = []
+        for i, src in enumerate(sources):
+            obj = Path(tmp) / f"{i}_{src.stem}.o"
+            proc = _run([cxx, *KERNEL_FLAGS, *_define_flags(list(defines)), "-I", str(INCLUDE_DIR), "-I", str(socd),
+                         "-I", str(src.resolve().parent), "-c", str(src), "-o", str(obj)], "compile")
+            if proc.returncode != 0:
+                raise _compile_error(proc.stderr, sources)
+            objects.append(str(obj))
+        proc = _run([cxx, "-pthread", *objects, str(socd / "soc_config.o"), str(runtime / "libtunersim.a"),
+                     "-o", str(output)], "link")
+        if proc.returncode != 0:
+            raise _compile_error(proc.stderr, sources)
+    return output

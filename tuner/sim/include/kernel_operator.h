@@ -1,0 +1,10 @@
+// tuner simulator: the Ascend C kernel API on the CPU. Kernels include this exactly as on the NPU.
+#pragma once
+#include "tuner_sim_support.h"  // generated per SoC: TUNER_SIM_SOC_NAME and the API x dtype table
+#include "tuner_sim/types.h"
+#include "tuner_sim/tensor.h"
+#include "tuner_sim/tpipe.h"
+#include "tuner_sim/copy.h"
+#include "tuner_sim/vec.h"
+#include "tuner_sim/sync.h"
+#include "tuner_sim/unsupported.h"

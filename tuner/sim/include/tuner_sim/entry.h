@@ -1,0 +1,42 @@
+// Registers one kernel entry of a source compiled by `tuner simulate`: its parameter kinds and sizes,
+// and a thunk that calls it with arguments read from files by the driver.
+#pragma once
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+
+namespace tuner_sim {
+
+enum class ParamKind : int { Pointer = 0, Integral = 1, Floating = 2, Record = 3 };
+struct ParamInfo {
+    ParamKind kind;
+    std::size_t size;
+};
+using EntryThunk = void (*)(void** args);
+int register_entry(const char* name, int nparams, const ParamInfo* params, EntryThunk thunk);
+
+template <class A>
+constexpr ParamInfo param_info() {
+    using D = std::decay_t<A>;
+    if constexpr (std::is_pointer_v<D>) return {ParamKind::Pointer, sizeof(D)};
+    else if constexpr (std::is_integral_v<D> || std::is_enum_v<D>) return {ParamKind::Integral, sizeof(D)};
+    else if constexpr (std::is_floating_point_v<D>) return {ParamKind::Floating, sizeof(D)};
+    else return {ParamKind::Record, sizeof(D)};
+}
+
+template <auto Fn, class... A, std::size_t... I>
+void call_with(void** args, std::index_sequence<I...>) {
+    Fn(*static_cast<std::decay_t<A>*>(args[I])...);
+}
+
+template <auto Fn, class... A>
+int register_fn(const char* name, void (*)(A...)) {
+    static const ParamInfo infos[sizeof...(A) + 1] = {param_info<A>()..., {ParamKind::Record, 0}};
+    return register_entry(name, int(sizeof...(A)), infos,
+                          [](void** args) { call_with<Fn, A...>(args, std::index_sequence_for<A...>{}); });
+}
+
+}  // namespace tuner_sim
+
+#define TUNER_SIM_ENTRY(fn) static const int tuner_sim_entry_registered = tuner_sim::register_fn<&fn>(#fn, &fn);

@@ -1,0 +1,217 @@
+// The runtime interface the Ascend C headers call into. Everything heavy (element loops, checks, the pipe
+// model, the report) lives in the precompiled runtime library; the headers only translate API calls into
+// these functions, so a kernel compiles in a fraction of a second.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace tuner_sim {
+
+// Where an API call was made; filled at the call site by default arguments.
+struct Loc {
+    const char* file;
+    int line;
+    static Loc here(const char* file = __builtin_FILE(), int line = __builtin_LINE()) { return {file, line}; }
+};
+
+enum class Pipe : uint8_t { S = 0, V = 1, MTE2 = 2, MTE3 = 3 };
+constexpr int kPipes = 4;
+
+enum class FaultClass : uint8_t {
+    UbOverflow, Misaligned, OutOfBounds, QueueMisuse, SyncHazard, GmRace, Deadlock, Timeout, Unsupported, Crash
+};
+
+// Element type ids shared with numerics.h (same order as tuner_sim::DType there).
+enum class ElemType : uint8_t { U8, I8, U16, I16, F16, BF16, U32, I32, F32, U64, I64, F64 };
+
+// Instruction classes of the vector cost table (tuner/data/costs/vector_costs.csv).
+enum class InstrClass : uint8_t { UnarySimple, Binary, ExpLnSqrt, Div, ReduceRepeat, ReduceBlock, CopyUb, Count };
+
+// ---- per-block state -------------------------------------------------------------------------------
+uint8_t* ub_base();
+int64_t block_idx();
+int64_t block_num();
+int64_t max_live_tensors();
+int64_t event_ids();
+void* current_tpipe();
+void set_current_tpipe(void* pipe);
+
+// Starts an API call: sets the call site used by every fault and charges the scalar issue cost.
+void api_begin(const char* api, Loc loc);
+
+// Fatal faults end the block (they throw); the others are recorded and the kernel goes on.
+[[noreturn]] void fault(FaultClass cls, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void fault_soft(FaultClass cls, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// ---- UB allocation (TPipe) -------------------------------------------------------------------------
+// Carves `bytes` (already rounded) from this block's UB; faults ub-overflow when it does not fit.
+uint32_t ub_alloc(uint32_t bytes, const char* what);
+void ub_reset();
+
+// ---- checked memory accesses -----------------------------------------------------------------------
+enum class Access : uint8_t { Read, Write };
+struct UbSpan {
+    uint32_t off;      // byte offset in UB
+    uint32_t bytes;    // extent touched
+    uint32_t buf_end;  // end of the buffer the tensor was carved from (bounds)
+    Access access;
+    const char* operand;
+};
+struct GmSpan {
+    const void* addr;
+    uint64_t bytes;
+    Access access;
+    const char* operand;
+};
+// One instruction on a pipe: bounds and alignment are checked, sync hazards against earlier accesses by
+// other pipes are looked for, the accesses are recorded, and the pipe's timeline advances by `cycles`.
+void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan* gm, int n_gm);
+void check_ub_aligned(uint32_t off, const char* operand);
+
+// ---- costs ------------------------------------------------------------------------------------------
+double vec_cycles(InstrClass cls, ElemType t, uint64_t repeats);
+enum class CopyDir : uint8_t { GmToUb, UbToGm, UbToUb };
+double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_addr);
+double mask_cycles();
+
+// ---- synchronisation --------------------------------------------------------------------------------
+void set_flag(int src, int dst, int event_id, const char* name);
+void wait_flag(int src, int dst, int event_id, const char* name);
+void pipe_barrier(int pipe);  // pipe id: 0..3 as Pipe, or -1 for PIPE_ALL
+void scalar_access(uint32_t ub_off, uint32_t bytes, Access access);  // GetValue/SetValue on UB
+void gm_scalar_access(const void* addr, uint64_t bytes, Access access);
+void sync_all();
+// Queue events: producer pipe -> consumer pipe through a buffer slot.
+void queue_slot_event(uint64_t token, int from_pipe);
+void queue_slot_wait(uint64_t token, int to_pipe);
+void live_tensor_delta(int position, int delta);
+
+// ---- vector mask state (SetVectorMask / SetMaskCount / SetMaskNorm) ---------------------------------
+struct MaskState {
+    bool counter;
+    uint64_t hi, lo;
+};
+MaskState& mask_state();
+
+// ---- GM ---------------------------------------------------------------------------------------------
+void* gm_alloc(uint64_t bytes, const char* name);
+void gm_free(void* p);
+
+}  // namespace tuner_sim
+
+namespace tuner_sim {
+
+// ---- data movement (DataCopy / DataCopyPad), resolved to one descriptor -----------------------------
+struct CopyDesc {
+    const char* api;
+    CopyDir dir;
+    uint32_t ub_off, ub_buf_end;    // UB side (destination of GmToUb/UbToUb, source of UbToGm)
+    uint32_t ub2_off, ub2_buf_end;  // UB source of UbToUb
+    void* gm;                       // GM side
+    uint32_t elem_size;
+    uint32_t block_count;
+    uint32_t block_bytes;
+    uint64_t src_gap_bytes, dst_gap_bytes;  // end-to-start gaps, already in bytes
+    bool require_32b_blocks;                // DataCopy: every block must be a multiple of 32 bytes
+    bool ub_blocks_padded;                  // DataCopyPad: each UB block starts on a 32-byte boundary
+    uint32_t left_pad, right_pad;           // elements (GmToUb DataCopyPad)
+    bool is_pad;
+    uint64_t pad_bits;                      // padding value, raw bits of one element
+};
+void data_copy(const CopyDesc& d);
+
+// ---- vector instructions, resolved to one descriptor ------------------------------------------------
+enum class VecKind : uint8_t { Binary, Unary, Scalar, Fill, Cast, Compare, CompareScalar, Select, SelectScalar };
+struct VecOperand {
+    uint32_t off, buf_end;
+    uint32_t blk_stride, rep_stride;  // 32-byte blocks (repeat form only)
+    ElemType type;
+};
+struct VecDesc {
+    const char* api;
+    VecKind kind;
+    uint8_t op;          // BinaryOp / UnaryOp / ScalarOp / CmpMode / SELMODE of numerics.h
+    InstrClass cls;
+    VecOperand dst, src0, src1;
+    VecOperand sel;      // Select: the bit-mask tensor
+    bool count_form;     // first `count` elements, contiguous
+    uint64_t count;
+    bool mask_bits;      // repeat form: true = bit mask (mask_hi, mask_lo); false = first mask_lo lanes
+    uint64_t mask_hi, mask_lo;
+    bool use_mask_register;  // isSetMask == false: take the mask set by SetVectorMask / SetMaskCount
+    uint32_t repeat;
+    double scalar;
+    uint8_t round;
+};
+void vec_exec(const VecDesc& d);
+
+enum class ReduceKind : uint8_t { Sum, Max, Min };
+enum class ReduceForm : uint8_t { Count, Repeats, PerRepeat, PerBlock };
+struct ReduceDesc {
+    const char* api;
+    ReduceKind kind;
+    ReduceForm form;
+    ElemType type;
+    VecOperand dst, src, tmp;
+    bool has_tmp;
+    uint64_t count;      // Count form
+    bool mask_bits;
+    uint64_t mask_hi, mask_lo;
+    uint32_t repeat;
+    uint32_t dst_rep_stride;  // PerRepeat: elements (units of the ordering); PerBlock: units of 8 elements
+    bool cal_index;
+    uint8_t order;            // AscendC::ReduceOrder
+};
+void reduce_exec(const ReduceDesc& d);
+
+void brcb_exec(const char* api, const VecOperand& dst, const VecOperand& src, uint32_t repeat);
+
+}  // namespace tuner_sim
+
+namespace tuner_sim {
+
+// ---- the SoC model, emitted per SoC from tuner/data by the build (one generated translation unit) ----
+constexpr int kElemTypes = 12;
+struct CopyCurve {
+    const double* points;  // (bytes, GB/s) pairs, sorted by bytes
+    int n;
+};
+struct SocConfig {
+    const char* name;
+    const char* family;
+    const char* model_version;
+    int vector_cores;
+    double clock_mhz;
+    uint32_t ub_usable_bytes;
+    uint32_t ub_physical_bytes;
+    int max_live_tensors;
+    int event_ids;
+    double gm_bandwidth_gbps;
+    uint64_t l2_bytes;
+    bool low_confidence;
+    const char* low_confidence_fields;
+    CopyCurve gm_to_ub, ub_to_gm, ub_to_ub;
+    double cycles_per_repeat[int(InstrClass::Count)][kElemTypes];
+    double issue_cycles[int(InstrClass::Count)][kElemTypes];
+    double head_us_base, head_us_per_block;
+    double scalar_cycles_per_api_call, mask_setup_cycles, get_value_cycles, set_value_cycles;
+    double flag_cycles, barrier_cycles, sync_all_us, gm_align_512_factor;
+    uint8_t cast_modes[kElemTypes][kElemTypes];  // [dst][src]: bit m set = RoundMode m allowed
+};
+extern const SocConfig soc_config;
+
+// ---- launching ----------------------------------------------------------------------------------------
+struct LaunchOptions {
+    bool auto_sync = true;
+    const char* report_path = nullptr;
+    const char* trace_path = nullptr;
+    double timeout_s = 60.0;
+};
+LaunchOptions& launch_options();
+// Runs `body` once per block (block_dim blocks, waves of at most the SoC's vector cores) and checks the
+// whole launch; returns the number of faults.
+using KernelBody = void (*)(void* closure);
+int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block_dim);
+
+}  // namespace tuner_sim

@@ -1,0 +1,120 @@
+// Synchronisation: flags between pipes, barriers, SyncAll between blocks, and the block/system variables.
+#pragma once
+#include "tensor.h"
+
+namespace tuner_sim {
+
+struct EventPipes {
+    int src, dst;
+};
+// Source and destination pipe of a HardEvent on a vector core; {-1, -1} for cube-side events.
+constexpr EventPipes event_pipes(AscendC::HardEvent e) {
+    using H = AscendC::HardEvent;
+    switch (e) {
+        case H::MTE2_V: return {int(Pipe::MTE2), int(Pipe::V)};
+        case H::V_MTE2: return {int(Pipe::V), int(Pipe::MTE2)};
+        case H::MTE3_V: return {int(Pipe::MTE3), int(Pipe::V)};
+        case H::V_MTE3: return {int(Pipe::V), int(Pipe::MTE3)};
+        case H::V_V: return {int(Pipe::V), int(Pipe::V)};
+        case H::MTE3_MTE2: return {int(Pipe::MTE3), int(Pipe::MTE2)};
+        case H::MTE2_MTE3: return {int(Pipe::MTE2), int(Pipe::MTE3)};
+        case H::S_V: return {int(Pipe::S), int(Pipe::V)};
+        case H::V_S: return {int(Pipe::V), int(Pipe::S)};
+        case H::S_MTE2: return {int(Pipe::S), int(Pipe::MTE2)};
+        case H::MTE2_S: return {int(Pipe::MTE2), int(Pipe::S)};
+        case H::S_MTE3: return {int(Pipe::S), int(Pipe::MTE3)};
+        case H::MTE3_S: return {int(Pipe::MTE3), int(Pipe::S)};
+        default: return {-1, -1};
+    }
+}
+const char* hard_event_name(int event);
+
+}  // namespace tuner_sim
+
+namespace AscendC {
+
+template <HardEvent event>
+__aicore__ inline void SetFlag(int32_t eventID, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    constexpr auto p = tuner_sim::event_pipes(event);
+    static_assert(p.src >= 0, "SetFlag: this HardEvent involves a cube pipe; a vector core has S, V, MTE2, MTE3");
+    tuner_sim::api_begin("SetFlag", loc);
+    tuner_sim::set_flag(p.src, p.dst, eventID, tuner_sim::hard_event_name(int(event)));
+}
+template <HardEvent event>
+__aicore__ inline void WaitFlag(int32_t eventID, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    constexpr auto p = tuner_sim::event_pipes(event);
+    static_assert(p.src >= 0, "WaitFlag: this HardEvent involves a cube pipe; a vector core has S, V, MTE2, MTE3");
+    tuner_sim::api_begin("WaitFlag", loc);
+    tuner_sim::wait_flag(p.src, p.dst, eventID, tuner_sim::hard_event_name(int(event)));
+}
+
+template <pipe_t pipe>
+__aicore__ inline void PipeBarrier(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert(pipe != PIPE_S, "PipeBarrier<PIPE_S> is not allowed");
+    static_assert(pipe == PIPE_V || pipe == PIPE_MTE2 || pipe == PIPE_MTE3 || pipe == PIPE_ALL,
+                  "PipeBarrier: a vector core has the V, MTE2 and MTE3 pipes (or PIPE_ALL)");
+    tuner_sim::api_begin("PipeBarrier", loc);
+    tuner_sim::pipe_barrier(pipe == PIPE_ALL ? -1 : int(pipe));
+}
+
+template <pipe_t src, pipe_t dst>
+class TQueSync {
+public:
+    __aicore__ inline void SetFlag(TEventID id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TQueSync::SetFlag", loc);
+        tuner_sim::set_flag(int(src), int(dst), id, "TQueSync");
+    }
+    __aicore__ inline void WaitFlag(TEventID id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TQueSync::WaitFlag", loc);
+        tuner_sim::wait_flag(int(src), int(dst), id, "TQueSync");
+    }
+    static_assert(src <= PIPE_MTE3 && dst <= PIPE_MTE3, "TQueSync: a vector core has S, V, MTE2, MTE3");
+};
+
+template <bool isAIVOnly = true>
+__aicore__ inline void SyncAll(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    tuner_sim::api_begin("SyncAll", loc);
+    tuner_sim::sync_all();
+}
+template <bool isAIVOnly = true>
+__aicore__ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                               const int32_t usedCores = 0, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    tuner_sim::api_begin("SyncAll", loc);
+    const int64_t cores = usedCores > 0 ? usedCores : tuner_sim::block_num();
+    if (ubWorkspace.GetSize() * sizeof(int32_t) < uint64_t(cores) * 32) {
+        tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
+                         "SyncAll: ubWorkspace holds %u bytes, needs %lld (32 bytes per block)",
+                         unsigned(ubWorkspace.GetSize() * sizeof(int32_t)), (long long)(cores * 32));
+    }
+    tuner_sim::gm_scalar_access(gmWorkspace.GetPhyAddr(), uint64_t(cores) * 32, tuner_sim::Access::Read);
+    tuner_sim::sync_all();
+}
+
+template <typename T, CacheLine entireType = CacheLine::SINGLE_CACHE_LINE, DcciDst dcciDst = DcciDst::CACHELINE_OUT>
+__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst) {}
+
+__aicore__ inline int64_t GetBlockIdx() { return tuner_sim::block_idx(); }
+__aicore__ inline int64_t GetBlockNum() { return tuner_sim::block_num(); }
+__aicore__ inline int64_t GetSubBlockIdx() { return 0; }
+__aicore__ inline int64_t GetSubBlockNum() { return 1; }
+__aicore__ inline int64_t GetTaskRatio() { return 1; }
+__aicore__ inline constexpr int64_t GetDataBlockSizeInBytes() { return 32; }
+
+}  // namespace AscendC
+
+// Older intrinsic spellings seen in production kernels.
+__aicore__ inline void pipe_barrier(pipe_t pipe, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    tuner_sim::api_begin("pipe_barrier", loc);
+    tuner_sim::pipe_barrier(pipe == PIPE_ALL ? -1 : int(pipe));
+}
+__aicore__ inline void set_flag(pipe_t src, pipe_t dst, event_t id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    tuner_sim::api_begin("set_flag", loc);
+    tuner_sim::set_flag(int(src), int(dst), id, "set_flag");
+}
+__aicore__ inline void wait_flag(pipe_t src, pipe_t dst, event_t id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    tuner_sim::api_begin("wait_flag", loc);
+    tuner_sim::wait_flag(int(src), int(dst), id, "wait_flag");
+}
+
+extern thread_local int64_t block_idx;
+extern thread_local int64_t block_num;

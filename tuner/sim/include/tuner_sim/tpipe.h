@@ -1,0 +1,278 @@
+// TPipe, TQue/TQueBind and TBuf: UB carved into buffers, and the queues whose events order the pipes.
+#pragma once
+#include "tensor.h"
+
+namespace tuner_sim {
+
+constexpr int kMaxQueueSlots = 16;
+
+constexpr int producer_pipe(AscendC::TPosition src) {
+    return (src == AscendC::TPosition::VECIN || src == AscendC::TPosition::GM) ? int(Pipe::MTE2) : int(Pipe::V);
+}
+constexpr int consumer_pipe(AscendC::TPosition src, AscendC::TPosition dst) {
+    if (src == dst) {
+        return dst == AscendC::TPosition::VECOUT ? int(Pipe::MTE3) : int(Pipe::V);
+    }
+    return (dst == AscendC::TPosition::VECOUT || dst == AscendC::TPosition::GM) ? int(Pipe::MTE3) : int(Pipe::V);
+}
+const char* position_name(int position);
+
+}  // namespace tuner_sim
+
+namespace AscendC {
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
+class TQueBind {
+public:
+    __aicore__ inline TQueBind() = default;
+
+    template <typename T>
+    __aicore__ inline LocalTensor<T> AllocTensor(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        LocalTensor<T> t;
+        AllocTensor(t, loc);
+        return t;
+    }
+    template <typename T>
+    __aicore__ inline void AllocTensor(LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TQue::AllocTensor", loc);
+        require_init("AllocTensor");
+        int slot = -1;
+        for (int k = 0; k < num_; ++k) {
+            const int cand = (next_alloc_ + k) % num_;
+            if (state_[cand] == kFree) {
+                slot = cand;
+                break;
+            }
+        }
+        if (slot < 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "AllocTensor: all %d buffers of this %s queue are in use (a FreeTensor is missing); "
+                             "on the NPU this hangs",
+                             num_, tuner_sim::position_name(int(src)));
+        }
+        next_alloc_ = (slot + 1) % num_;
+        state_[slot] = kAllocated;
+        tuner_sim::live_tensor_delta(int(src), +1);
+        tuner_sim::queue_slot_wait(token(slot, 1), producer);
+        tensor.tuner_bind(base_ + slot * len_, len_ / sizeof(T), base_ + (slot + 1) * len_, src);
+    }
+    template <typename T>
+    __aicore__ inline void FreeTensor(LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TQue::FreeTensor", loc);
+        const int slot = slot_of(tensor.tuner_off(), "FreeTensor");
+        if (state_[slot] == kFree) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "FreeTensor: this buffer is already free");
+        }
+        if (state_[slot] == kEnqueued) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "FreeTensor: the tensor is still in the queue (EnQue without DeQue)");
+        }
+        state_[slot] = kFree;
+        tuner_sim::live_tensor_delta(int(src), -1);
+        tuner_sim::queue_slot_event(token(slot, 1), consumer);
+    }
+    template <typename T>
+    __aicore__ inline bool EnQue(const LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TQue::EnQue", loc);
+        const int slot = slot_of(tensor.tuner_off(), "EnQue");
+        if (state_[slot] != kAllocated) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "EnQue: the tensor is %s, expected one returned by AllocTensor",
+                             state_[slot] == kFree ? "not allocated" : "already in the queue");
+        }
+        if (depth > 0 && count_ >= depth) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "EnQue past the queue depth: depth %d, %d tensors already queued without DeQue",
+                             int(depth), count_);
+        }
+        state_[slot] = kEnqueued;
+        fifo_[(head_ + count_) % kFifo] = uint8_t(slot);
+        ++count_;
+        tuner_sim::queue_slot_event(token(slot, 0), producer);
+        return true;
+    }
+    template <typename T>
+    __aicore__ inline LocalTensor<T> DeQue(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        LocalTensor<T> t;
+        DeQue(t, loc);
+        return t;
+    }
+    template <typename T>
+    __aicore__ inline void DeQue(LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TQue::DeQue", loc);
+        require_init("DeQue");
+        if (count_ == 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "DeQue on an empty %s queue (no EnQue before it); on the NPU this hangs",
+                             tuner_sim::position_name(int(src)));
+        }
+        const int slot = fifo_[head_];
+        head_ = (head_ + 1) % kFifo;
+        --count_;
+        state_[slot] = kDequeued;
+        tuner_sim::queue_slot_wait(token(slot, 0), consumer);
+        tensor.tuner_bind(base_ + slot * len_, len_ / sizeof(T), base_ + (slot + 1) * len_, dst);
+    }
+    __aicore__ inline bool VacantInQue() const { return depth == 0 || count_ < depth; }
+    __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
+    __aicore__ inline int32_t GetTensorCountInQue() const { return count_; }
+    __aicore__ inline bool HasIdleBuffer() const {
+        for (int k = 0; k < num_; ++k) {
+            if (state_[k] == kFree) return true;
+        }
+        return false;
+    }
+    __aicore__ inline void FreeAllEvent() {}
+
+    // Simulator plumbing, called by TPipe::InitBuffer.
+    void tuner_init(uint8_t num, uint32_t len) {
+        if (num == 0 || num > tuner_sim::kMaxQueueSlots) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "InitBuffer: %u buffers for one queue (1..%d)",
+                             unsigned(num), tuner_sim::kMaxQueueSlots);
+        }
+        len_ = (len + 31u) / 32u * 32u;
+        num_ = num;
+        base_ = tuner_sim::ub_alloc(uint32_t(num) * len_, "InitBuffer(queue)");
+        for (auto& s : state_) s = kFree;
+        head_ = count_ = 0;
+        next_alloc_ = 0;
+    }
+
+private:
+    static constexpr int producer = tuner_sim::producer_pipe(src);
+    static constexpr int consumer = tuner_sim::consumer_pipe(src, dst);
+    static constexpr int kFifo = tuner_sim::kMaxQueueSlots;
+    enum : uint8_t { kFree, kAllocated, kEnqueued, kDequeued };
+
+    uint64_t token(int slot, int kind) const { return (reinterpret_cast<uint64_t>(this) << 6) | (slot << 1) | kind; }
+    void require_init(const char* api) const {
+        if (num_ == 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "%s on a queue that was never given buffers "
+                             "(TPipe::InitBuffer missing)", api);
+        }
+    }
+    int slot_of(uint32_t off, const char* api) const {
+        require_init(api);
+        if (off >= base_ && off < base_ + num_ * len_ && (off - base_) % len_ == 0) {
+            return int((off - base_) / len_);
+        }
+        tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "%s: the tensor does not belong to this queue", api);
+    }
+
+    uint32_t base_ = 0;
+    uint32_t len_ = 0;
+    uint8_t num_ = 0;
+    uint8_t state_[tuner_sim::kMaxQueueSlots] = {};
+    uint8_t fifo_[tuner_sim::kMaxQueueSlots] = {};
+    int head_ = 0;
+    int count_ = 0;
+    int next_alloc_ = 0;
+};
+
+template <TPosition pos, int32_t depth, auto mask = 0>
+class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::LCM>
+class TBuf {
+public:
+    __aicore__ inline TBuf() = default;
+    template <typename T>
+    __aicore__ inline LocalTensor<T> Get(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TBuf::Get", loc);
+        require_init();
+        LocalTensor<T> t;
+        t.tuner_bind(base_, len_ / sizeof(T), base_ + len_, pos);
+        return t;
+    }
+    template <typename T>
+    __aicore__ inline LocalTensor<T> Get(uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        return GetWithOffset<T>(len, 0, loc);
+    }
+    template <typename T>
+    __aicore__ inline LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset,
+                                                   tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TBuf::GetWithOffset", loc);
+        require_init();
+        if (uint64_t(bufOffset) + uint64_t(size) * sizeof(T) > len_) {
+            tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
+                             "TBuf::Get: %u elements of %zu bytes at byte offset %u exceed the buffer's %u bytes",
+                             size, sizeof(T), bufOffset, len_);
+        }
+        if (bufOffset % 32 != 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::Misaligned, "TBuf::GetWithOffset: offset %u is not 32-byte aligned",
+                             bufOffset);
+        }
+        LocalTensor<T> t;
+        t.tuner_bind(base_ + bufOffset, size, base_ + len_, pos);
+        return t;
+    }
+    void tuner_init(uint32_t len) {
+        len_ = (len + 31u) / 32u * 32u;
+        base_ = tuner_sim::ub_alloc(len_, "InitBuffer(TBuf)");
+    }
+
+private:
+    void require_init() const {
+        if (len_ == 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "TBuf::Get on a buffer that was never initialised (TPipe::InitBuffer missing)");
+        }
+    }
+    uint32_t base_ = 0;
+    uint32_t len_ = 0;
+};
+
+class TPipe {
+public:
+    __aicore__ inline TPipe() {
+        tuner_sim::ub_reset();
+        tuner_sim::set_current_tpipe(this);
+    }
+    __aicore__ inline ~TPipe() {
+        if (tuner_sim::current_tpipe() == this) tuner_sim::set_current_tpipe(nullptr);
+    }
+    __aicore__ inline void Init() {}
+    template <class Q>
+    __aicore__ inline bool InitBuffer(Q& que, uint8_t num, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TPipe::InitBuffer", loc);
+        que.tuner_init(num, len);
+        return true;
+    }
+    template <TPosition pos>
+    __aicore__ inline bool InitBuffer(TBuf<pos>& buf, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TPipe::InitBuffer", loc);
+        buf.tuner_init(len);
+        return true;
+    }
+    template <HardEvent evt>
+    __aicore__ inline TEventID FetchEventID() {
+        return FetchEventID(evt);
+    }
+    __aicore__ inline TEventID FetchEventID(HardEvent evt) {
+        const uint32_t used = allocated_[int(evt)];
+        for (int id = 0; id < tuner_sim::event_ids(); ++id) {
+            if (!(used & (1u << id))) return TEventID(id);
+        }
+        tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "FetchEventID: every event id of this HardEvent is "
+                         "allocated");
+    }
+    template <HardEvent evt>
+    __aicore__ inline TEventID AllocEventID() {
+        const TEventID id = FetchEventID(evt);
+        allocated_[int(evt)] |= 1u << id;
+        return id;
+    }
+    template <HardEvent evt>
+    __aicore__ inline void ReleaseEventID(TEventID id) {
+        allocated_[int(evt)] &= ~(1u << id);
+    }
+    __aicore__ inline void Reset() { tuner_sim::ub_reset(); }
+    __aicore__ inline void Destroy() {}
+
+private:
+    uint32_t allocated_[int(HardEvent::MAX)] = {};
+};
+
+__aicore__ inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(tuner_sim::current_tpipe()); }
+
+}  // namespace AscendC

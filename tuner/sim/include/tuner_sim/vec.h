@@ -1,0 +1,541 @@
+// Vector APIs on the V pipe: binary, scalar, unary, fill, cast, compare/select, reductions, mask control.
+// Each entry checks the element type against the SoC's support table at compile time, then hands one
+// descriptor to the runtime, which resolves masks/repeats/strides, checks, models and computes.
+#pragma once
+#include "tensor.h"
+
+namespace AscendC {
+namespace detail {
+
+template <typename T>
+inline tuner_sim::VecOperand operand(const LocalTensor<T>& t, uint32_t blk = 1, uint32_t rep = 8) {
+    return {t.tuner_off(), t.tuner_buf_end(), blk, rep, tuner_sim::elem_v<T>};
+}
+inline void set_count(tuner_sim::VecDesc& d, int64_t count) {
+    d.count_form = true;
+    d.count = count < 0 ? 0 : uint64_t(count);
+}
+template <typename T>
+inline void set_mask(tuner_sim::VecDesc& d, const uint64_t mask[], uint32_t repeat, bool isSetMask) {
+    d.mask_bits = true;
+    d.mask_lo = mask[0];
+    d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;
+    d.repeat = repeat;
+    d.use_mask_register = !isSetMask;
+}
+inline void set_mask(tuner_sim::VecDesc& d, uint64_t mask, uint32_t repeat, bool isSetMask) {
+    d.mask_bits = false;
+    d.mask_lo = mask;
+    d.repeat = repeat;
+    d.use_mask_register = !isSetMask;
+}
+inline tuner_sim::VecDesc desc(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls) {
+    tuner_sim::VecDesc d{};
+    d.api = api;
+    d.kind = kind;
+    d.op = op;
+    d.cls = cls;
+    return d;
+}
+
+}  // namespace detail
+
+#define TUNER_SIM_REQUIRE(API, T) \
+    static_assert(tuner_sim::support::API<T>, #API ": this element type is not supported on " TUNER_SIM_SOC_NAME)
+
+// ---- binary: dst = src0 op src1 -------------------------------------------------------------------
+#define TUNER_SIM_BINARY(NAME, OP, CLS)                                                                              \
+    template <typename T, bool isSetMask = true>                                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
+                                uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p,            \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS);                   \
+        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
+        d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);                                           \
+        d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);                                           \
+        detail::set_mask<T>(d, mask, repeatTime, isSetMask);                                                        \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }                                                                                                               \
+    template <typename T, bool isSetMask = true>                                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
+                                uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p,              \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS);                   \
+        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
+        d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);                                           \
+        d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);                                           \
+        detail::set_mask(d, mask, repeatTime, isSetMask);                                                           \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }                                                                                                               \
+    template <typename T>                                                                                           \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
+                                const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {                \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS);                   \
+        d.dst = detail::operand(dst);                                                                               \
+        d.src0 = detail::operand(src0);                                                                             \
+        d.src1 = detail::operand(src1);                                                                             \
+        detail::set_count(d, count);                                                                                \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }
+
+TUNER_SIM_BINARY(Add, 0, Binary)
+TUNER_SIM_BINARY(Sub, 1, Binary)
+TUNER_SIM_BINARY(Mul, 2, Binary)
+TUNER_SIM_BINARY(Div, 3, Div)
+TUNER_SIM_BINARY(Max, 4, Binary)
+TUNER_SIM_BINARY(Min, 5, Binary)
+TUNER_SIM_BINARY(And, 6, Binary)
+TUNER_SIM_BINARY(Or, 7, Binary)
+TUNER_SIM_BINARY(AddRelu, 8, Binary)
+TUNER_SIM_BINARY(SubRelu, 9, Binary)
+#undef TUNER_SIM_BINARY
+
+// ---- tensor-scalar: dst = src op scalar ------------------------------------------------------------
+#define TUNER_SIM_SCALAR(NAME, OP)                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,         \
+                                uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,             \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple);          \
+        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
+        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
+        d.scalar = tuner_sim::scalar_as_double(scalarValue);                                                        \
+        detail::set_mask<T>(d, mask, repeatTime, isSetMask);                                                        \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }                                                                                                               \
+    template <typename T, bool isSetMask = true>                                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,         \
+                                uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p,               \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple);          \
+        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
+        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
+        d.scalar = tuner_sim::scalar_as_double(scalarValue);                                                        \
+        detail::set_mask(d, mask, repeatTime, isSetMask);                                                           \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }                                                                                                               \
+    template <typename T, bool isSetMask = true>                                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,         \
+                                const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {                \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple);          \
+        d.dst = detail::operand(dst);                                                                               \
+        d.src0 = detail::operand(src);                                                                              \
+        d.scalar = tuner_sim::scalar_as_double(scalarValue);                                                        \
+        detail::set_count(d, count);                                                                                \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }
+
+TUNER_SIM_SCALAR(Adds, 0)
+TUNER_SIM_SCALAR(Muls, 1)
+TUNER_SIM_SCALAR(Maxs, 2)
+TUNER_SIM_SCALAR(Mins, 3)
+TUNER_SIM_SCALAR(LeakyRelu, 4)
+#undef TUNER_SIM_SCALAR
+
+// ---- unary: dst = f(src) --------------------------------------------------------------------------
+#define TUNER_SIM_UNARY(NAME, OP, CLS)                                                                              \
+    template <typename T, bool isSetMask = true>                                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],              \
+                                const uint8_t repeatTime, const UnaryRepeatParams& p,                              \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS);                    \
+        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
+        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
+        detail::set_mask<T>(d, mask, repeatTime, isSetMask);                                                        \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }                                                                                                               \
+    template <typename T, bool isSetMask = true>                                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                \
+                                const uint8_t repeatTime, const UnaryRepeatParams& p,                              \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS);                    \
+        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
+        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
+        detail::set_mask(d, mask, repeatTime, isSetMask);                                                           \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }                                                                                                               \
+    template <typename T>                                                                                           \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count,         \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
+        tuner_sim::api_begin(#NAME, loc);                                                                           \
+        auto d = detail::desc(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS);                    \
+        d.dst = detail::operand(dst);                                                                               \
+        d.src0 = detail::operand(src);                                                                              \
+        detail::set_count(d, count);                                                                                \
+        tuner_sim::vec_exec(d);                                                                                     \
+    }
+
+TUNER_SIM_UNARY(Exp, 0, ExpLnSqrt)
+TUNER_SIM_UNARY(Ln, 1, ExpLnSqrt)
+TUNER_SIM_UNARY(Abs, 2, UnarySimple)
+TUNER_SIM_UNARY(Sqrt, 3, ExpLnSqrt)
+TUNER_SIM_UNARY(Rsqrt, 4, UnarySimple)
+TUNER_SIM_UNARY(Reciprocal, 5, UnarySimple)
+TUNER_SIM_UNARY(Relu, 6, UnarySimple)
+TUNER_SIM_UNARY(Not, 7, UnarySimple)
+#undef TUNER_SIM_UNARY
+
+// ---- Duplicate ------------------------------------------------------------------------------------
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask,
+                                 const uint8_t repeatTime, const uint16_t dstBlockStride,
+                                 const uint8_t dstRepeatStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Duplicate, T);
+    tuner_sim::api_begin("Duplicate", loc);
+    auto d = detail::desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
+    d.dst = detail::operand(dst, dstBlockStride, dstRepeatStride);
+    d.scalar = tuner_sim::scalar_as_double(scalarValue);
+    detail::set_mask(d, mask, repeatTime, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[],
+                                 const uint8_t repeatTime, const uint16_t dstBlockStride,
+                                 const uint8_t dstRepeatStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Duplicate, T);
+    tuner_sim::api_begin("Duplicate", loc);
+    auto d = detail::desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
+    d.dst = detail::operand(dst, dstBlockStride, dstRepeatStride);
+    d.scalar = tuner_sim::scalar_as_double(scalarValue);
+    detail::set_mask<T>(d, mask, repeatTime, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+template <typename T>
+__aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count,
+                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Duplicate, T);
+    tuner_sim::api_begin("Duplicate", loc);
+    auto d = detail::desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
+    d.dst = detail::operand(dst);
+    d.scalar = tuner_sim::scalar_as_double(scalarValue);
+    detail::set_count(d, count);
+    tuner_sim::vec_exec(d);
+}
+
+// ---- Brcb: 8 source elements per repeat, each broadcast to one 32-byte block -----------------------
+template <typename T>
+__aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
+                            const BrcbRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Brcb, T);
+    tuner_sim::api_begin("Brcb", loc);
+    tuner_sim::brcb_exec("Brcb", detail::operand(dst, p.dstBlkStride, p.dstRepStride), detail::operand(src),
+                         repeatTime);
+}
+
+// ---- Cast -----------------------------------------------------------------------------------------
+#define TUNER_SIM_CAST_PREAMBLE()                                                                            \
+    static_assert(tuner_sim::support::Cast<T, U>,                                                            \
+                  "Cast: this (dst, src) element type pair is not supported on " TUNER_SIM_SOC_NAME);        \
+    tuner_sim::api_begin("Cast", loc);                                                                       \
+    auto d = detail::desc("Cast", tuner_sim::VecKind::Cast, 0, tuner_sim::InstrClass::UnarySimple);         \
+    d.round = uint8_t(roundMode)
+
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                            const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,
+                            tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_CAST_PREAMBLE();
+    d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);
+    d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);
+    detail::set_mask<typename std::conditional<(sizeof(T) > sizeof(U)), T, U>::type>(d, mask, repeatTime, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                            const uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p,
+                            tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_CAST_PREAMBLE();
+    d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);
+    d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);
+    detail::set_mask(d, mask, repeatTime, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, typename U>
+__aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                            const uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_CAST_PREAMBLE();
+    d.dst = detail::operand(dst);
+    d.src0 = detail::operand(src);
+    detail::set_count(d, count);
+    tuner_sim::vec_exec(d);
+}
+#undef TUNER_SIM_CAST_PREAMBLE
+
+// ---- Compare / Select -----------------------------------------------------------------------------
+template <typename T, typename U>
+__aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                               CMPMODE cmpMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Compare, T);
+    tuner_sim::api_begin("Compare", loc);
+    auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
+    d.dst = detail::operand(dst);
+    d.src0 = detail::operand(src0);
+    d.src1 = detail::operand(src1);
+    detail::set_count(d, count);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                               CMPMODE cmpMode, const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p,
+                               tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Compare, T);
+    tuner_sim::api_begin("Compare", loc);
+    auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
+    d.dst = detail::operand(dst);
+    d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
+    d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);
+    detail::set_mask(d, mask, repeatTime, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                               CMPMODE cmpMode, const uint64_t mask[], uint8_t repeatTime,
+                               const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Compare, T);
+    tuner_sim::api_begin("Compare", loc);
+    auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
+    d.dst = detail::operand(dst);
+    d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
+    d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);
+    detail::set_mask<T>(d, mask, repeatTime, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, typename U>
+__aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar,
+                                CMPMODE cmpMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Compare, T);
+    tuner_sim::api_begin("Compares", loc);
+    auto d = detail::desc("Compares", tuner_sim::VecKind::CompareScalar, uint8_t(cmpMode),
+                          tuner_sim::InstrClass::UnarySimple);
+    d.dst = detail::operand(dst);
+    d.src0 = detail::operand(src0);
+    d.scalar = tuner_sim::scalar_as_double(src1Scalar);
+    detail::set_count(d, count);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, typename U>
+__aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                              const LocalTensor<T>& src1, SELMODE selMode, uint32_t count,
+                              tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Select, T);
+    tuner_sim::api_begin("Select", loc);
+    auto d = detail::desc("Select", tuner_sim::VecKind::Select, uint8_t(selMode), tuner_sim::InstrClass::Binary);
+    d.dst = detail::operand(dst);
+    d.src0 = detail::operand(src0);
+    d.src1 = detail::operand(src1);
+    d.sel = detail::operand(selMask);
+    detail::set_count(d, count);
+    tuner_sim::vec_exec(d);
+}
+template <typename T, typename U>
+__aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                              T src1, SELMODE selMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Select, T);
+    tuner_sim::api_begin("Select", loc);
+    auto d = detail::desc("Select", tuner_sim::VecKind::SelectScalar, uint8_t(selMode),
+                          tuner_sim::InstrClass::Binary);
+    d.dst = detail::operand(dst);
+    d.src0 = detail::operand(src0);
+    d.scalar = tuner_sim::scalar_as_double(src1);
+    d.sel = detail::operand(selMask);
+    detail::set_count(d, count);
+    tuner_sim::vec_exec(d);
+}
+
+// ---- reductions -----------------------------------------------------------------------------------
+namespace detail {
+template <typename T>
+inline tuner_sim::ReduceDesc reduce_desc(const char* api, tuner_sim::ReduceKind kind, tuner_sim::ReduceForm form,
+                                         const LocalTensor<T>& dst, const LocalTensor<T>& src) {
+    tuner_sim::ReduceDesc d{};
+    d.api = api;
+    d.kind = kind;
+    d.form = form;
+    d.type = tuner_sim::elem_v<T>;
+    d.dst = operand(dst);
+    d.src = operand(src);
+    return d;
+}
+}  // namespace detail
+
+#define TUNER_SIM_REDUCE_ALL(NAME, KIND, INDEX_PARAM, INDEX_ARG)                                                    \
+    template <typename T, bool isSetMask = true>                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
+                                const LocalTensor<T>& sharedTmpBuffer, const int32_t count INDEX_PARAM,            \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
+        tuner_sim::api_begin(#NAME, loc);                                                                          \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::Count, dst, src);  \
+        d.tmp = detail::operand(sharedTmpBuffer);                                                                  \
+        d.has_tmp = true;                                                                                          \
+        d.count = count < 0 ? 0 : uint64_t(count);                                                                 \
+        d.cal_index = INDEX_ARG;                                                                                   \
+        tuner_sim::reduce_exec(d);                                                                                 \
+    }                                                                                                              \
+    template <typename T>                                                                                          \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
+                                const LocalTensor<T>& sharedTmpBuffer, const int32_t mask, const int32_t repeatTime, \
+                                const int32_t srcRepStride INDEX_PARAM, tuner_sim::Loc loc = tuner_sim::Loc::here()) { \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
+        tuner_sim::api_begin(#NAME, loc);                                                                          \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::Repeats, dst, src); \
+        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
+        d.tmp = detail::operand(sharedTmpBuffer);                                                                  \
+        d.has_tmp = true;                                                                                          \
+        d.mask_lo = uint64_t(mask);                                                                                \
+        d.repeat = uint32_t(repeatTime);                                                                           \
+        d.cal_index = INDEX_ARG;                                                                                   \
+        tuner_sim::reduce_exec(d);                                                                                 \
+    }                                                                                                              \
+    template <typename T>                                                                                          \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
+                                const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[],                      \
+                                const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,                  \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
+        tuner_sim::api_begin(#NAME, loc);                                                                          \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::Repeats, dst, src); \
+        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
+        d.tmp = detail::operand(sharedTmpBuffer);                                                                  \
+        d.has_tmp = true;                                                                                          \
+        d.mask_bits = true;                                                                                        \
+        d.mask_lo = mask[0];                                                                                       \
+        d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
+        d.repeat = uint32_t(repeatTime);                                                                           \
+        d.cal_index = INDEX_ARG;                                                                                   \
+        tuner_sim::reduce_exec(d);                                                                                 \
+    }
+
+#define TUNER_SIM_COMMA ,
+TUNER_SIM_REDUCE_ALL(ReduceSum, Sum, , false)
+TUNER_SIM_REDUCE_ALL(ReduceMax, Max, TUNER_SIM_COMMA bool calIndex = 0, calIndex)
+TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex)
+#undef TUNER_SIM_REDUCE_ALL
+
+#define TUNER_SIM_WHOLE_REDUCE(NAME, KIND, ORDER_PARAM, ORDER_ARG)                                                 \
+    template <typename T, bool isSetMask = true>                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,          \
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,  \
+                                const int32_t srcRepStride ORDER_PARAM,                                            \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
+        tuner_sim::api_begin(#NAME, loc);                                                                          \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerRepeat, dst, src); \
+        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
+        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
+        d.mask_lo = uint64_t(mask);                                                                                \
+        d.repeat = uint32_t(repeatTime);                                                                           \
+        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
+        d.order = ORDER_ARG;                                                                                       \
+        tuner_sim::reduce_exec(d);                                                                                 \
+    }                                                                                                              \
+    template <typename T, bool isSetMask = true>                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],       \
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,  \
+                                const int32_t srcRepStride ORDER_PARAM,                                            \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
+        tuner_sim::api_begin(#NAME, loc);                                                                          \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerRepeat, dst, src); \
+        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
+        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
+        d.mask_bits = true;                                                                                        \
+        d.mask_lo = mask[0];                                                                                       \
+        d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
+        d.repeat = uint32_t(repeatTime);                                                                           \
+        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
+        d.order = ORDER_ARG;                                                                                       \
+        tuner_sim::reduce_exec(d);                                                                                 \
+    }
+
+TUNER_SIM_WHOLE_REDUCE(WholeReduceSum, Sum, , uint8_t(ReduceOrder::ORDER_ONLY_VALUE))
+TUNER_SIM_WHOLE_REDUCE(WholeReduceMax, Max, TUNER_SIM_COMMA ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                       uint8_t(order))
+TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                       uint8_t(order))
+#undef TUNER_SIM_WHOLE_REDUCE
+
+#define TUNER_SIM_BLOCK_REDUCE(NAME, KIND)                                                                         \
+    template <typename T, bool isSetMask = true>                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,    \
+                                const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,        \
+                                const int32_t srcRepStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {         \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
+        tuner_sim::api_begin(#NAME, loc);                                                                          \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerBlock, dst, src); \
+        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
+        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
+        d.mask_lo = uint64_t(mask);                                                                                \
+        d.repeat = uint32_t(repeatTime);                                                                           \
+        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
+        tuner_sim::reduce_exec(d);                                                                                 \
+    }                                                                                                              \
+    template <typename T, bool isSetMask = true>                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,    \
+                                const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,     \
+                                const int32_t srcRepStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {         \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
+        tuner_sim::api_begin(#NAME, loc);                                                                          \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerBlock, dst, src); \
+        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
+        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
+        d.mask_bits = true;                                                                                        \
+        d.mask_lo = mask[0];                                                                                       \
+        d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
+        d.repeat = uint32_t(repeatTime);                                                                           \
+        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
+        tuner_sim::reduce_exec(d);                                                                                 \
+    }
+
+TUNER_SIM_BLOCK_REDUCE(BlockReduceSum, Sum)
+TUNER_SIM_BLOCK_REDUCE(BlockReduceMax, Max)
+TUNER_SIM_BLOCK_REDUCE(BlockReduceMin, Min)
+#undef TUNER_SIM_BLOCK_REDUCE
+#undef TUNER_SIM_COMMA
+#undef TUNER_SIM_REQUIRE
+
+// ---- mask control (scalar pipe; hardware orders it against V) --------------------------------------
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+__aicore__ inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow) {
+    auto& m = tuner_sim::mask_state();
+    m.hi = maskHigh;
+    m.lo = maskLow;
+}
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+__aicore__ inline void SetVectorMask(int32_t len) {
+    auto& m = tuner_sim::mask_state();
+    if (m.counter) {
+        m.hi = 0;
+        m.lo = uint64_t(len);
+        return;
+    }
+    const uint32_t lanes = 256 / sizeof(T);
+    const uint32_t n = len < 0 ? 0 : (uint32_t(len) > lanes ? lanes : uint32_t(len));
+    m.lo = n >= 64 ? ~0ull : ((1ull << n) - 1);
+    m.hi = n > 64 ? (n >= 128 ? ~0ull : ((1ull << (n - 64)) - 1)) : 0;
+}
+__aicore__ inline void ResetMask() {
+    auto& m = tuner_sim::mask_state();
+    m.hi = m.lo = ~0ull;
+}
+__aicore__ inline void SetMaskCount() { tuner_sim::mask_state().counter = true; }
+__aicore__ inline void SetMaskNorm() { tuner_sim::mask_state().counter = false; }
+
+}  // namespace AscendC

@@ -1,0 +1,155 @@
+"""`simulate()`: compile an Ascend C kernel for the CPU simulator, run it, and read back outputs and report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tuner.data.socs import UnknownSocError, get_soc
+from tuner.errors import UsageError
+from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
+from tuner.sim.build import Executable, build_kernel
+
+DEFAULT_SOC = "Ascend910B1"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault the simulator found, with the one-line text shown to users."""
+
+    cls: str
+    text: str
+    message: str = ""
+    block: int = -1
+    api: str = ""
+    file: str = ""
+    line: int = 0
+
+
+@dataclass
+class SimResult:
+    """What one simulated launch gives: outputs, the modelled time, the per-block profile, faults."""
+
+    soc: str
+    kernel: str
+    block_dim: int
+    task_duration_us: float | None
+    report: dict
+    outputs: list[np.ndarray] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    compile_seconds: float = 0.0
+    run_seconds: float = 0.0
+    compile_cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.faults
+
+    @property
+    def time_source(self) -> str:
+        return f"simulated, {self.soc} model"
+
+
+def describe(exe: Executable) -> list[dict]:
+    """The kernel's parameters as the compiled entry reports them (kind and size of each)."""
+    proc = subprocess.run([str(exe.path), "--describe"], capture_output=True, text=True, timeout=60)
+    return json.loads(proc.stdout)["params"]
+
+
+def _write_manifest(args: list[KernelArg], tmp: Path) -> list[str]:
+    lines = []
+    for i, arg in enumerate(args):
+        if isinstance(arg, GmIn):
+            path = tmp / f"arg{i}.bin"
+            path.write_bytes(np.ascontiguousarray(arg.array).tobytes())
+            lines.append(f"in {path} {arg.name}")
+        elif isinstance(arg, GmBytes):
+            path = tmp / f"arg{i}.bin"
+            path.write_bytes(arg.data)
+            lines.append(f"bytes {path} {arg.name}")
+        elif isinstance(arg, GmOut):
+            lines.append(f"out {tmp / f'arg{i}.out'} {arg.nbytes} {arg.name}")
+        else:
+            lines.append(f"value {arg.data.hex() or '00'}")
+    return lines
+
+
+def _faults(report: dict) -> list[Fault]:
+    return [Fault(cls=f.get("class", "crash"), text=f.get("text", ""), message=f.get("message", ""),
+                  block=f.get("block", -1), api=f.get("api", ""), file=f.get("file", ""), line=f.get("line", 0))
+            for f in report.get("faults", [])]
+
+
+def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, auto_sync: bool = True,
+                   trace: Path | None = None, timeout_s: float = 60.0) -> SimResult:
+    """Run a built kernel once on the given arguments."""
+    check_signature(args, describe(exe), exe.kernel)
+    with tempfile.TemporaryDirectory(prefix="tuner-sim-") as tmpdir:
+        tmp = Path(tmpdir)
+        manifest = tmp / "args.txt"
+        manifest.write_text("\n".join(_write_manifest(args, tmp)) + "\n")
+        report_path = tmp / "report.json"
+        cmd = [str(exe.path), "--manifest", str(manifest), "--block-dim", str(block_dim), "--report",
+               str(report_path), "--timeout", str(timeout_s)]
+        if trace is not None:
+            cmd += ["--trace", str(Path(trace).resolve())]
+        if not auto_sync:
+            cmd.append("--no-auto-sync")
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s + 30)
+        except subprocess.TimeoutExpired:
+            text = f"error: [timeout] the simulator did not finish within {timeout_s + 30:.0f} s (kernel {exe.kernel})"
+            return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[Fault("timeout", text)],
+                             run_seconds=time.perf_counter() - start)
+        elapsed = time.perf_counter() - start
+        if proc.returncode == 2:
+            raise UsageError(proc.stderr.strip().splitlines()[-1].removeprefix("error: "))
+        if report_path.exists():
+            report = json.loads(report_path.read_text())
+        else:
+            text = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit code {proc.returncode}"
+            report = {"faults": [{"class": "crash", "text": f"error: [crash] {text}"}]}
+        outputs = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, GmOut):
+                raw = (tmp / f"arg{i}.out").read_bytes() if (tmp / f"arg{i}.out").exists() else bytes(arg.nbytes)
+                outputs.append(np.frombuffer(raw, dtype=arg.dtype).reshape(arg.shape).copy())
+    return SimResult(
+        soc=exe.soc, kernel=exe.kernel, block_dim=block_dim, task_duration_us=report.get("task_duration_us"),
+        report=report, outputs=outputs, faults=_faults(report), warnings=list(report.get("warnings", [])),
+        run_seconds=elapsed,
+    )
+
+
+def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelArg], *, soc: str = DEFAULT_SOC,
+             defines: list[str] | tuple[str, ...] = (), auto_sync: bool = True, trace: Path | None = None,
+             timeout_s: float = 60.0) -> SimResult:
+    """Compile `source`, run `kernel` over `block_dim` blocks on `args`, and return outputs and the report.
+
+    Raises UsageError for bad input and CompileError when the kernel does not compile; kernel faults are
+    returned in `SimResult.faults`, never raised.
+    """
+    source = Path(source)
+    if not source.is_file():
+        raise UsageError(f"no such source file: {source}")
+    if block_dim < 1 or block_dim > 65535:
+        raise UsageError(f"--block-dim {block_dim} is outside 1..65535")
+    try:
+        soc_spec = get_soc(soc)
+    except UnknownSocError as exc:
+        raise UsageError(str(exc)) from None
+    start = time.perf_counter()
+    exe = build_kernel(source, kernel, soc_spec, tuple(defines))
+    compiled = time.perf_counter() - start
+    result = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s)
+    result.compile_seconds = compiled
+    result.compile_cached = exe.cached
+    return result

@@ -1,0 +1,449 @@
+// Data movement and vector instructions: each resolves its descriptor into UB/GM byte spans (checked and
+// recorded by pipe_op), charges the cost model, then computes with the numerics library.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "numerics.h"
+#include "state.h"
+
+namespace tuner_sim {
+
+namespace {
+
+DType dt(ElemType t) { return static_cast<DType>(t); }
+uint32_t esize(ElemType t) { return uint32_t(dtype_size(dt(t))); }
+const char* round_name(uint8_t mode) {
+    static const char* names[] = {"CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC",
+                                  "CAST_ODD"};
+    return mode < 7 ? names[mode] : "UNKNOWN";
+}
+uint32_t round32(uint64_t v) { return uint32_t((v + 31) / 32 * 32); }
+
+struct Mask128 {
+    uint64_t lo, hi;
+    bool test(uint32_t i) const { return i < 64 ? (lo >> i) & 1 : (hi >> (i - 64)) & 1; }
+};
+
+Mask128 first_lanes(uint64_t k, uint32_t lanes) {
+    k = std::min<uint64_t>(k, lanes);
+    Mask128 m{0, 0};
+    m.lo = k >= 64 ? ~0ull : ((1ull << k) - 1);
+    m.hi = k > 64 ? (k >= 128 ? ~0ull : ((1ull << (k - 64)) - 1)) : 0;
+    return m;
+}
+
+// Lane masks of a repeat-form instruction: one per repeat (counter mode makes the last one partial).
+struct RepeatPlan {
+    uint32_t repeats = 0;
+    Mask128 mask{0, 0};
+    uint64_t counter_total = 0;  // > 0: counter mode, `counter_total` lanes in all
+    Mask128 for_repeat(uint32_t r, uint32_t lanes) const {
+        if (counter_total == 0) return mask;
+        const uint64_t done = uint64_t(r) * lanes;
+        return first_lanes(counter_total > done ? counter_total - done : 0, lanes);
+    }
+};
+
+RepeatPlan plan_repeats(bool mask_bits, uint64_t hi, uint64_t lo, bool use_register, uint32_t repeat, uint32_t lanes) {
+    RepeatPlan p;
+    p.repeats = repeat;
+    if (use_register) {
+        const MaskState& m = ctx().mask;
+        if (m.counter) {
+            p.counter_total = m.lo;
+            p.repeats = uint32_t((m.lo + lanes - 1) / lanes);
+            return p;
+        }
+        p.mask = {m.lo, lanes > 64 ? m.hi : 0};
+        return p;
+    }
+    p.mask = mask_bits ? Mask128{lo, lanes > 64 ? hi : 0} : first_lanes(lo, lanes);
+    return p;
+}
+
+// Byte offset of lane `lane` of repeat `r` for an operand with element size `es`.
+uint64_t lane_offset(const VecOperand& o, uint32_t es, uint32_t r, uint32_t lane) {
+    const uint32_t per_block = 32 / es;
+    return uint64_t(o.off) + (uint64_t(r) * o.rep_stride + uint64_t(lane / per_block) * o.blk_stride) * 32 +
+           uint64_t(lane % per_block) * es;
+}
+
+// Bytes from the operand start to the end of the last block a repeat-form instruction touches.
+uint32_t repeat_extent(const VecOperand& o, uint32_t es, uint32_t repeats, uint32_t lanes) {
+    if (repeats == 0) return 0;
+    const uint32_t blocks = std::max<uint32_t>(1, lanes * es / 32);
+    return uint32_t((uint64_t(repeats - 1) * o.rep_stride + uint64_t(blocks - 1) * o.blk_stride) * 32 + 32);
+}
+
+void set_bit(uint8_t* bits, uint64_t i, bool v) {
+    if (v) bits[i / 8] |= uint8_t(1u << (i % 8));
+    else bits[i / 8] &= uint8_t(~(1u << (i % 8)));
+}
+bool get_bit(const uint8_t* bits, uint64_t i) { return (bits[i / 8] >> (i % 8)) & 1; }
+
+}  // namespace
+
+// ---- DataCopy / DataCopyPad ------------------------------------------------------------------------------
+
+void data_copy(const CopyDesc& d) {
+    BlockCtx& c = ctx();
+    const Pipe pipe = d.dir == CopyDir::GmToUb ? Pipe::MTE2 : d.dir == CopyDir::UbToGm ? Pipe::MTE3 : Pipe::V;
+    if (d.block_count == 0 || d.block_bytes == 0) {
+        pipe_op(pipe, copy_cycles(d.dir, 0, 1, d.gm), nullptr, 0, nullptr, 0);
+        return;
+    }
+    if (d.require_32b_blocks && d.block_bytes % 32 != 0) {
+        fault(FaultClass::Misaligned,
+              "%s moves %u elements of %u bytes = %u bytes, not a multiple of 32 bytes; the NPU silently drops the "
+              "last %u bytes (use DataCopyPad for unaligned lengths)",
+              d.api, d.block_bytes / d.elem_size, d.elem_size, d.block_bytes, d.block_bytes % 32);
+    }
+    check_ub_aligned(d.ub_off, d.dir == CopyDir::UbToGm ? "source UB tensor" : "destination UB tensor");
+    if (d.dir == CopyDir::UbToUb) check_ub_aligned(d.ub2_off, "source UB tensor");
+    if (d.dir != CopyDir::UbToUb && reinterpret_cast<uintptr_t>(d.gm) % d.elem_size != 0) {
+        fault(FaultClass::Misaligned, "%s: GM address %p is not aligned to the element size %u", d.api, d.gm,
+              d.elem_size);
+    }
+    if (d.ub_blocks_padded && (d.left_pad * d.elem_size > 32 || d.right_pad * d.elem_size > 32)) {
+        fault(FaultClass::Unsupported, "%s: left/right padding of %u/%u elements exceeds 32 bytes", d.api, d.left_pad,
+              d.right_pad);
+    }
+    const uint32_t pad_bytes = (d.left_pad + d.right_pad) * d.elem_size;
+    const uint64_t ub_footprint = d.ub_blocks_padded ? round32(uint64_t(d.block_bytes) + pad_bytes) : d.block_bytes;
+    const uint64_t ub_gap = d.dir == CopyDir::GmToUb ? d.dst_gap_bytes : d.src_gap_bytes;
+    const uint64_t gm_gap = d.dir == CopyDir::GmToUb ? d.src_gap_bytes : d.dst_gap_bytes;
+    const uint64_t ub_step = ub_footprint + ub_gap;
+    const uint64_t gm_step = uint64_t(d.block_bytes) + gm_gap;
+    const Access ub_access = d.dir == CopyDir::UbToGm ? Access::Read : Access::Write;
+    const Access gm_access = d.dir == CopyDir::GmToUb ? Access::Read : Access::Write;
+    const char* ub_name = d.dir == CopyDir::UbToGm ? "source UB tensor" : "destination UB tensor";
+    const char* gm_name = d.dir == CopyDir::GmToUb ? "source GM tensor" : "destination GM tensor";
+
+    std::vector<UbSpan> ub;
+    std::vector<GmSpan> gm;
+    auto add_blocks = [&](bool contiguous_ub, bool contiguous_gm) {
+        const uint32_t n = d.block_count;
+        if (contiguous_ub) {
+            ub.push_back({d.ub_off, uint32_t(ub_step * (n - 1) + ub_footprint), d.ub_buf_end, ub_access, ub_name});
+        }
+        if (d.dir == CopyDir::UbToUb) {
+            const uint64_t src_step = uint64_t(d.block_bytes) + d.src_gap_bytes;
+            const uint64_t dst_step = uint64_t(d.block_bytes) + d.dst_gap_bytes;
+            for (uint32_t i = 0; i < n; ++i) {
+                ub.push_back({uint32_t(d.ub2_off + i * src_step), d.block_bytes, d.ub2_buf_end, Access::Read,
+                              "source UB tensor"});
+                ub.push_back({uint32_t(d.ub_off + i * dst_step), d.block_bytes, d.ub_buf_end, Access::Write,
+                              "destination UB tensor"});
+            }
+            return;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            if (!contiguous_ub) {
+                ub.push_back({uint32_t(d.ub_off + i * ub_step), uint32_t(ub_footprint), d.ub_buf_end, ub_access,
+                              ub_name});
+            }
+            if (!contiguous_gm || i == 0) {
+                const uint64_t bytes = contiguous_gm ? gm_step * (n - 1) + d.block_bytes : d.block_bytes;
+                gm.push_back({static_cast<uint8_t*>(d.gm) + i * gm_step, bytes, gm_access, gm_name});
+            }
+        }
+    };
+    add_blocks(ub_gap == 0, gm_gap == 0);
+    const uint64_t total = uint64_t(d.block_bytes) * d.block_count;
+    pipe_op(pipe, copy_cycles(d.dir, total, d.block_count, d.gm), ub.data(), int(ub.size()), gm.data(),
+            int(gm.size()));
+    add_copy_bytes(d.dir, total);
+
+    uint8_t* ubp = c.ub.data();
+    for (uint32_t i = 0; i < d.block_count; ++i) {
+        switch (d.dir) {
+            case CopyDir::GmToUb: {
+                uint8_t* dst = ubp + d.ub_off + i * ub_step;
+                const uint8_t* src = static_cast<const uint8_t*>(d.gm) + i * gm_step;
+                const uint32_t left = d.left_pad * d.elem_size;
+                std::memcpy(dst + left, src, d.block_bytes);
+                if (d.is_pad) {
+                    for (uint64_t off = 0; off < ub_footprint; off += d.elem_size) {
+                        if (off < left || off >= left + d.block_bytes) std::memcpy(dst + off, &d.pad_bits, d.elem_size);
+                    }
+                }
+                break;
+            }
+            case CopyDir::UbToGm:
+                std::memcpy(static_cast<uint8_t*>(d.gm) + i * gm_step, ubp + d.ub_off + i * ub_step, d.block_bytes);
+                break;
+            case CopyDir::UbToUb:
+                std::memmove(ubp + d.ub_off + i * (uint64_t(d.block_bytes) + d.dst_gap_bytes),
+                             ubp + d.ub2_off + i * (uint64_t(d.block_bytes) + d.src_gap_bytes), d.block_bytes);
+                break;
+        }
+    }
+}
+
+// ---- element-wise vector instructions --------------------------------------------------------------------
+
+namespace {
+
+void compute_run(const VecDesc& d, uint8_t* dst, const uint8_t* a, const uint8_t* b, const uint8_t* sel,
+                 uint64_t sel_bit0, uint8_t* dst_bits, uint64_t dst_bit0, size_t n) {
+    const DType t = dt(d.kind == VecKind::Fill ? d.dst.type : d.src0.type);
+    switch (d.kind) {
+        case VecKind::Binary: binary(BinaryOp(d.op), t, dst, a, b, n); break;
+        case VecKind::Unary: unary(UnaryOp(d.op), t, dst, a, n); break;
+        case VecKind::Scalar: binary_scalar(ScalarOp(d.op), t, dst, a, d.scalar, n); break;
+        case VecKind::Fill: fill(t, dst, d.scalar, n); break;
+        case VecKind::Cast:
+            if (!(soc_config.cast_modes[int(d.dst.type)][int(d.src0.type)] & (1u << d.round))) {
+                fault(FaultClass::Unsupported, "Cast %s -> %s with round mode %s is not supported on %s",
+                      dtype_name(t), dtype_name(dt(d.dst.type)), round_name(d.round), soc_config.name);
+            }
+            if (!cast(dt(d.dst.type), t, Round(d.round), dst, a, n)) {
+                fault(FaultClass::Unsupported, "Cast %s -> %s with round mode %d is not implemented", dtype_name(t),
+                      dtype_name(dt(d.dst.type)), int(d.round));
+            }
+            break;
+        case VecKind::Compare:
+        case VecKind::CompareScalar: {
+            std::vector<uint8_t> bits((n + 7) / 8 + 1, 0);
+            if (d.kind == VecKind::Compare) compare(CmpMode(d.op), t, bits.data(), a, b, n);
+            else compare_scalar(CmpMode(d.op), t, bits.data(), a, d.scalar, n);
+            for (size_t i = 0; i < n; ++i) set_bit(dst_bits, dst_bit0 + i, get_bit(bits.data(), i));
+            break;
+        }
+        case VecKind::Select:
+        case VecKind::SelectScalar: {
+            std::vector<uint8_t> bits((n + 7) / 8 + 1, 0);
+            const uint32_t lanes = 256 / uint32_t(dtype_size(t));
+            for (size_t i = 0; i < n; ++i) {
+                const uint64_t bit = d.op == 0 ? (sel_bit0 + i) % lanes : sel_bit0 + i;
+                set_bit(bits.data(), i, get_bit(sel, bit));
+            }
+            select(t, dst, bits.data(), a, d.kind == VecKind::Select ? b : nullptr, d.scalar, n);
+            break;
+        }
+    }
+}
+
+bool has_src0(VecKind k) { return k != VecKind::Fill; }
+bool has_src1(VecKind k) { return k == VecKind::Binary || k == VecKind::Compare || k == VecKind::Select; }
+bool bit_dst(VecKind k) { return k == VecKind::Compare || k == VecKind::CompareScalar; }
+bool has_sel(VecKind k) { return k == VecKind::Select || k == VecKind::SelectScalar; }
+
+}  // namespace
+
+void vec_exec(const VecDesc& d) {
+    BlockCtx& c = ctx();
+    const uint32_t es_dst = esize(d.dst.type);
+    const uint32_t es_src = has_src0(d.kind) ? esize(d.src0.type) : es_dst;
+    const uint32_t wide = bit_dst(d.kind) ? es_src : std::max(es_dst, es_src);
+    const uint32_t lanes = 256 / wide;
+    const ElemType cost_type = has_src0(d.kind) ? d.src0.type : d.dst.type;
+
+    std::vector<UbSpan> spans;
+    auto add = [&](const VecOperand& o, uint64_t bytes, Access a, const char* name) {
+        check_ub_aligned(o.off, name);
+        spans.push_back({o.off, uint32_t(bytes), o.buf_end, a, name});
+    };
+
+    if (d.count_form) {
+        const uint64_t n = d.count;
+        if (bit_dst(d.kind) && (n * es_src) % 256 != 0) {
+            warn("%s: count %llu x %u bytes is not a multiple of 256 bytes; the NPU leaves the remainder uncomputed",
+                 d.api, (unsigned long long)n, es_src);
+        }
+        const uint64_t effective = bit_dst(d.kind) ? n * es_src / 256 * 256 / es_src : n;
+        add(d.dst, bit_dst(d.kind) ? (effective + 7) / 8 : effective * es_dst, Access::Write, "dst");
+        if (has_src0(d.kind)) add(d.src0, effective * es_src, Access::Read, "src0");
+        if (has_src1(d.kind)) add(d.src1, effective * es_src, Access::Read, "src1");
+        if (has_sel(d.kind)) add(d.sel, d.op == 0 ? lanes / 8 : (effective + 7) / 8, Access::Read, "selMask");
+        const uint64_t repeats = (effective * wide + 255) / 256;
+        pipe_op(Pipe::V, vec_cycles(d.cls, cost_type, repeats) + mask_cycles(), spans.data(), int(spans.size()),
+                nullptr, 0);
+        uint8_t* ub = c.ub.data();
+        compute_run(d, ub + d.dst.off, ub + d.src0.off, ub + d.src1.off, ub + d.sel.off, 0, ub + d.dst.off, 0,
+                    effective);
+        return;
+    }
+
+    const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, d.repeat, lanes);
+    const uint32_t R = plan.repeats;
+    add(d.dst, bit_dst(d.kind) ? (uint64_t(R) * lanes + 7) / 8 : repeat_extent(d.dst, es_dst, R, lanes), Access::Write,
+        "dst");
+    if (has_src0(d.kind)) add(d.src0, repeat_extent(d.src0, es_src, R, lanes), Access::Read, "src0");
+    if (has_src1(d.kind)) add(d.src1, repeat_extent(d.src1, es_src, R, lanes), Access::Read, "src1");
+    if (has_sel(d.kind)) add(d.sel, (uint64_t(R) * lanes + 7) / 8, Access::Read, "selMask");
+    pipe_op(Pipe::V, vec_cycles(d.cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
+            int(spans.size()), nullptr, 0);
+
+    uint8_t* ub = c.ub.data();
+    const uint32_t chunk = 32 / wide;  // lanes that stay inside one block of every operand
+    for (uint32_t r = 0; r < R; ++r) {
+        const Mask128 m = plan.for_repeat(r, lanes);
+        for (uint32_t base = 0; base < lanes; base += chunk) {
+            uint32_t i = base;
+            while (i < base + chunk) {
+                if (!m.test(i)) {
+                    ++i;
+                    continue;
+                }
+                uint32_t j = i;
+                while (j < base + chunk && m.test(j)) ++j;
+                uint8_t* dst = bit_dst(d.kind) ? nullptr : ub + lane_offset(d.dst, es_dst, r, i);
+                const uint8_t* a = has_src0(d.kind) ? ub + lane_offset(d.src0, es_src, r, i) : nullptr;
+                const uint8_t* b = has_src1(d.kind) ? ub + lane_offset(d.src1, es_src, r, i) : nullptr;
+                compute_run(d, dst, a, b, ub + d.sel.off, uint64_t(r) * lanes + i, ub + d.dst.off,
+                            uint64_t(r) * lanes + i, j - i);
+                i = j;
+            }
+        }
+    }
+}
+
+// ---- reductions ------------------------------------------------------------------------------------------
+
+namespace {
+
+struct Reduced {
+    double value;
+    size_t index;
+};
+
+Reduced reduce_values(ReduceKind k, DType t, const std::vector<uint8_t>& vals, size_t n) {
+    Reduced r{0, 0};
+    switch (k) {
+        case ReduceKind::Sum: r.value = reduce_sum(t, vals.data(), n); break;
+        case ReduceKind::Max: r.value = reduce_max(t, vals.data(), n, &r.index); break;
+        case ReduceKind::Min: r.value = reduce_min(t, vals.data(), n, &r.index); break;
+    }
+    return r;
+}
+
+void store_index(ElemType t, uint8_t* p, size_t index) {
+    if (esize(t) == 2) {
+        const uint16_t v = uint16_t(index);
+        std::memcpy(p, &v, 2);
+    } else {
+        const uint32_t v = uint32_t(index);
+        std::memcpy(p, &v, 4);
+    }
+}
+
+}  // namespace
+
+void reduce_exec(const ReduceDesc& d) {
+    BlockCtx& c = ctx();
+    const uint32_t es = esize(d.type);
+    const uint32_t lanes = 256 / es;
+    const DType t = dt(d.type);
+    uint8_t* ub = c.ub.data();
+    std::vector<UbSpan> spans;
+    check_ub_aligned(d.src.off, "src");
+
+    if (d.form == ReduceForm::Count) {
+        const uint64_t n = d.count;
+        const uint32_t outs = d.cal_index ? 2 : 1;
+        spans.push_back({d.src.off, uint32_t(n * es), d.src.buf_end, Access::Read, "src"});
+        spans.push_back({d.dst.off, outs * es, d.dst.buf_end, Access::Write, "dst"});
+        const uint64_t repeats = (n + lanes - 1) / lanes;
+        double cycles = vec_cycles(InstrClass::ReduceRepeat, d.type, repeats);
+        if (repeats > 1) cycles += vec_cycles(InstrClass::ReduceRepeat, d.type, (repeats + lanes - 1) / lanes);
+        pipe_op(Pipe::V, cycles + mask_cycles(), spans.data(), int(spans.size()), nullptr, 0);
+        if (n == 0) return;
+        std::vector<uint8_t> vals(ub + d.src.off, ub + d.src.off + n * es);
+        const Reduced r = reduce_values(d.kind, t, vals, n);
+        store_element(t, ub + d.dst.off, r.value);
+        if (d.cal_index) store_index(d.type, ub + d.dst.off + es, r.index);
+        return;
+    }
+
+    const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, false, d.repeat, lanes);
+    const uint32_t R = plan.repeats;
+    VecOperand src = d.src;
+    if (d.form == ReduceForm::Repeats) src.blk_stride = 1;
+    spans.push_back({src.off, repeat_extent(src, es, R, lanes), src.buf_end, Access::Read, "src"});
+    const bool pairs = d.order == 0 || d.order == 1;  // VALUE_INDEX / INDEX_VALUE
+    uint64_t dst_bytes = es;
+    if (d.form == ReduceForm::PerRepeat && R > 0) {
+        const uint32_t unit = pairs && d.kind != ReduceKind::Sum ? 2 : 1;
+        dst_bytes = (uint64_t(R - 1) * d.dst_rep_stride * unit + unit) * es;
+    } else if (d.form == ReduceForm::PerBlock && R > 0) {
+        dst_bytes = (uint64_t(R - 1) * d.dst_rep_stride * 8 + 8) * es;
+    }
+    spans.push_back({d.dst.off, uint32_t(dst_bytes), d.dst.buf_end, Access::Write, "dst"});
+    const InstrClass cls = d.form == ReduceForm::PerBlock ? InstrClass::ReduceBlock : InstrClass::ReduceRepeat;
+    pipe_op(Pipe::V, vec_cycles(cls, d.type, R) + mask_cycles(), spans.data(), int(spans.size()), nullptr, 0);
+
+    std::vector<uint8_t> vals;
+    std::vector<uint32_t> lane_of;
+    auto gather = [&](uint32_t r, uint32_t lane_lo, uint32_t lane_hi, const Mask128& m) {
+        for (uint32_t i = lane_lo; i < lane_hi; ++i) {
+            if (!m.test(i)) continue;
+            const uint8_t* p = ub + lane_offset(src, es, r, i);
+            vals.insert(vals.end(), p, p + es);
+            lane_of.push_back(i);
+        }
+    };
+    if (d.form == ReduceForm::Repeats) {
+        for (uint32_t r = 0; r < R; ++r) gather(r, 0, lanes, plan.for_repeat(r, lanes));
+        if (lane_of.empty()) return;
+        const Reduced res = reduce_values(d.kind, t, vals, lane_of.size());
+        store_element(t, ub + d.dst.off, res.value);
+        if (d.cal_index) store_index(d.type, ub + d.dst.off + es, res.index);
+        return;
+    }
+    const uint32_t per_block = 32 / es;
+    for (uint32_t r = 0; r < R; ++r) {
+        const Mask128 m = plan.for_repeat(r, lanes);
+        if (d.form == ReduceForm::PerRepeat) {
+            vals.clear();
+            lane_of.clear();
+            gather(r, 0, lanes, m);
+            if (lane_of.empty()) continue;
+            const Reduced res = reduce_values(d.kind, t, vals, lane_of.size());
+            const uint32_t unit = pairs && d.kind != ReduceKind::Sum ? 2 : 1;
+            uint8_t* out = ub + d.dst.off + uint64_t(r) * d.dst_rep_stride * unit * es;
+            const size_t lane = lane_of[res.index];
+            switch (d.kind == ReduceKind::Sum ? 2 : d.order) {
+                case 0: store_element(t, out, res.value), store_index(d.type, out + es, lane); break;
+                case 1: store_index(d.type, out, lane), store_element(t, out + es, res.value); break;
+                case 2: store_element(t, out, res.value); break;
+                default: store_index(d.type, out, lane); break;
+            }
+            continue;
+        }
+        for (uint32_t b = 0; b < 8; ++b) {
+            vals.clear();
+            lane_of.clear();
+            gather(r, b * per_block, (b + 1) * per_block, m);
+            if (lane_of.empty()) continue;
+            const Reduced res = reduce_values(d.kind, t, vals, lane_of.size());
+            store_element(t, ub + d.dst.off + (uint64_t(r) * d.dst_rep_stride * 8 + b) * es, res.value);
+        }
+    }
+}
+
+void brcb_exec(const char* api, const VecOperand& dst, const VecOperand& src, uint32_t repeat) {
+    BlockCtx& c = ctx();
+    const uint32_t es = esize(dst.type);
+    const uint32_t blk = dst.blk_stride == 0 ? 1 : dst.blk_stride;
+    check_ub_aligned(dst.off, "dst");
+    check_ub_aligned(src.off, "src");
+    UbSpan spans[2] = {
+        {src.off, repeat * 8 * es, src.buf_end, Access::Read, "src"},
+        {dst.off, repeat ? uint32_t((uint64_t(repeat - 1) * dst.rep_stride + 7 * blk) * 32 + 32) : 0, dst.buf_end,
+         Access::Write, "dst"},
+    };
+    pipe_op(Pipe::V, vec_cycles(InstrClass::UnarySimple, dst.type, repeat) + mask_cycles(), spans, 2, nullptr, 0);
+    uint8_t* ub = c.ub.data();
+    for (uint32_t r = 0; r < repeat; ++r) {
+        for (uint32_t j = 0; j < 8; ++j) {
+            const uint8_t* v = ub + src.off + (uint64_t(r) * 8 + j) * es;
+            uint8_t* out = ub + dst.off + (uint64_t(r) * dst.rep_stride + uint64_t(j) * blk) * 32;
+            for (uint32_t k = 0; k < 32; k += es) std::memmove(out + k, v, es);
+        }
+    }
+    (void)api;
+}
+
+}  // namespace tuner_sim

@@ -1,0 +1,984 @@
+// The simulator runtime: per-block state, faults, the ordering (sync-hazard) checker, the first-cut pipe
+// timing model, GM buffers behind guard pages, block launch in waves, SyncAll, and the JSON report.
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "state.h"
+
+thread_local int64_t block_idx = 0;
+thread_local int64_t block_num = 1;
+
+namespace tuner_sim {
+
+namespace {
+
+const char* kFaultNames[] = {"ub-overflow", "misaligned", "out-of-bounds", "queue-misuse", "sync-hazard",
+                             "gm-race",     "deadlock",   "timeout",       "unsupported",  "crash"};
+const char* kPipeNames[] = {"S", "V", "MTE2", "MTE3"};
+
+struct FaultRecord {
+    FaultClass cls;
+    std::string message;
+    int64_t block;
+    uint32_t site;
+    int blocks = 1;
+};
+
+struct GmBuffer {
+    uintptr_t lo, hi;  // user bytes
+    void* map_base;
+    size_t map_len;
+    std::string name;
+};
+
+struct RaceWrite {
+    uintptr_t lo, hi;
+    int64_t block;
+    int epoch;
+    uint32_t site;
+};
+
+struct BlockResult {
+    int64_t idx;
+    double time_cycles;
+    std::array<double, kPipes> busy;
+    uint64_t gm_to_ub, ub_to_gm;
+    uint32_t ub_peak;
+    std::vector<TraceEvent> trace;
+};
+
+struct Launch {
+    std::string kernel;
+    int64_t block_dim = 0;
+    int64_t active_blocks = 1;
+    bool waves = false;
+    std::mutex mu;
+    std::vector<FaultRecord> faults;
+    std::vector<std::string> warnings;
+    std::vector<RaceWrite> race_writes;
+    std::vector<BlockResult> results;
+    // SyncAll barrier
+    std::condition_variable cv;
+    int64_t arrived = 0, finished = 0;
+    uint64_t generation = 0;
+    double barrier_max = 0;
+    double barrier_release = 0;
+    bool any_abort = false;
+};
+
+std::mutex g_sites_mu;
+std::vector<Site> g_sites(1);
+std::mutex g_gm_mu;
+std::vector<GmBuffer> g_gm;
+Launch* g_launch = nullptr;
+thread_local BlockCtx* t_ctx = nullptr;
+LaunchOptions g_options;
+std::atomic<bool> g_watchdog_armed{false};
+
+std::string vformat(const char* fmt, va_list ap) {
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    return buf;
+}
+
+void record_fault(FaultClass cls, std::string msg) {
+    BlockCtx* c = t_ctx;
+    const uint32_t s = c ? c->site : 0;
+    const int64_t block = c ? c->idx : -1;
+    if (!g_launch) {
+        fprintf(stderr, "error: [%s] %s\n", kFaultNames[int(cls)], msg.c_str());
+        return;
+    }
+    std::lock_guard<std::mutex> lock(g_launch->mu);
+    for (auto& f : g_launch->faults) {
+        if (f.cls == cls && f.site == s && (f.site != 0 || f.message == msg)) {
+            ++f.blocks;
+            return;
+        }
+    }
+    g_launch->faults.push_back({cls, std::move(msg), block, s});
+}
+
+const GmBuffer* find_gm(uintptr_t p) {
+    for (const auto& b : g_gm) {
+        if (p >= b.lo && p < b.hi) return &b;
+    }
+    return nullptr;
+}
+const GmBuffer* nearest_gm(uintptr_t p) {
+    const GmBuffer* best = nullptr;
+    uintptr_t best_d = ~uintptr_t(0);
+    for (const auto& b : g_gm) {
+        const uintptr_t d = p < b.lo ? b.lo - p : (p >= b.hi ? p - b.hi : 0);
+        if (d < best_d) best_d = d, best = &b;
+    }
+    return best;
+}
+
+std::string where_gm(uintptr_t lo, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(g_gm_mu);
+    const GmBuffer* b = nearest_gm(lo);
+    if (!b) return "no GM buffer is allocated";
+    char buf[256];
+    if (lo >= b->lo && lo < b->hi) {
+        snprintf(buf, sizeof buf, "GM buffer '%s' holds %llu bytes; the access covers bytes [%llu, %llu)",
+                 b->name.c_str(), (unsigned long long)(b->hi - b->lo), (unsigned long long)(lo - b->lo),
+                 (unsigned long long)(lo - b->lo + bytes));
+    } else if (lo >= b->hi) {
+        snprintf(buf, sizeof buf, "the access starts %llu bytes past the end of GM buffer '%s' (%llu bytes)",
+                 (unsigned long long)(lo - b->hi), b->name.c_str(), (unsigned long long)(b->hi - b->lo));
+    } else {
+        snprintf(buf, sizeof buf, "the access starts %llu bytes before GM buffer '%s' (%llu bytes)",
+                 (unsigned long long)(b->lo - lo), b->name.c_str(), (unsigned long long)(b->hi - b->lo));
+    }
+    return buf;
+}
+
+void trace_event(BlockCtx& c, Pipe p, double start, double end) {
+    if (g_options.trace_path) c.trace.push_back({uint8_t(p), start, end, c.site});
+}
+
+// Same-pipe ordering: the DMA and scalar queues are in order; V->V needs a barrier unless auto-sync adds it.
+bool same_pipe_ordered(const BlockCtx& c, int pipe, uint64_t earlier) {
+    if (pipe != int(Pipe::V)) return true;
+    return g_options.auto_sync || c.barrier_seq[pipe] >= earlier;
+}
+
+bool ordered(const BlockCtx& c, int pipe, int earlier_pipe, uint64_t earlier_seq) {
+    if (earlier_seq == 0) return true;
+    if (earlier_pipe == pipe) return same_pipe_ordered(c, pipe, earlier_seq);
+    return c.vc[pipe][earlier_pipe] >= earlier_seq;
+}
+
+void report_hazard(BlockCtx& c, int pipe, const char* what, const char* operand, uint32_t off, int other_pipe,
+                   uint32_t other_site, const char* other_what) {
+    const Site& o = site(other_site);
+    fault_soft(FaultClass::SyncHazard,
+               "%s %s UB offset %u (%s) that %s %s at %s:%d with nothing ordering them; expected an "
+               "EnQue/DeQue, SetFlag/WaitFlag or PipeBarrier between the two",
+               kPipeNames[pipe], what, off, operand, kPipeNames[other_pipe], other_what, o.file, o.line);
+}
+
+void check_ub_span(BlockCtx& c, int pipe, uint64_t seq, const UbSpan& s) {
+    if (s.bytes == 0) return;
+    const uint32_t g0 = s.off / 32, g1 = (s.off + s.bytes + 31) / 32;
+    bool reported = false;
+    for (uint32_t g = g0; g < g1; ++g) {
+        Granule& gr = c.shadow[g];
+        if (!reported && !ordered(c, pipe, gr.wpipe, gr.wseq)) {
+            report_hazard(c, pipe, s.access == Access::Read ? "reads" : "overwrites", s.operand, g * 32, gr.wpipe,
+                          gr.wsite, "wrote");
+            reported = true;
+        }
+        if (s.access == Access::Write) {
+            for (int p = 0; p < kPipes && !reported; ++p) {
+                if (p != pipe && !ordered(c, pipe, p, gr.rseq[p])) {
+                    report_hazard(c, pipe, "overwrites", s.operand, g * 32, p, gr.rsite[p], "reads");
+                    reported = true;
+                }
+            }
+            gr.wpipe = uint8_t(pipe);
+            gr.wseq = seq;
+            gr.wsite = c.site;
+            gr.rseq.fill(0);
+        } else {
+            gr.rseq[pipe] = seq;
+            gr.rsite[pipe] = c.site;
+        }
+    }
+}
+
+void check_gm_span(BlockCtx& c, int pipe, uint64_t seq, const GmSpan& s) {
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(s.addr), hi = lo + s.bytes;
+    if (s.bytes == 0) return;
+    bool inside;
+    {
+        std::lock_guard<std::mutex> lock(g_gm_mu);
+        const GmBuffer* b = find_gm(lo);
+        inside = b && hi <= b->hi;
+    }
+    if (!inside) {
+        fault(FaultClass::OutOfBounds, "%s (%s, %llu bytes) is outside GM: %s", s.operand,
+              s.access == Access::Read ? "read" : "write", (unsigned long long)s.bytes, where_gm(lo, s.bytes).c_str());
+    }
+    for (const auto& w : c.gm_writes) {
+        if (w.hi > lo && w.lo < hi && !ordered(c, pipe, w.pipe, w.seq)) {
+            const Site& o = site(w.site);
+            fault_soft(FaultClass::SyncHazard,
+                       "%s %s GM bytes that %s wrote at %s:%d with nothing ordering them; expected a "
+                       "SetFlag/WaitFlag (e.g. MTE3_MTE2) between the two",
+                       kPipeNames[pipe], s.access == Access::Read ? "reads" : "overwrites", kPipeNames[w.pipe],
+                       o.file, o.line);
+            break;
+        }
+    }
+    if (s.access == Access::Write) {
+        if (!c.gm_writes.empty() && c.gm_writes.back().hi == lo && c.gm_writes.back().pipe == pipe) {
+            c.gm_writes.back().hi = hi;
+            c.gm_writes.back().seq = seq;
+        } else {
+            c.gm_writes.push_back({lo, hi, uint8_t(pipe), seq, c.site});
+        }
+        std::lock_guard<std::mutex> lock(g_launch->mu);
+        auto& rw = g_launch->race_writes;
+        if (!rw.empty() && rw.back().block == c.idx && rw.back().epoch == c.epoch && rw.back().hi == lo) {
+            rw.back().hi = hi;
+        } else {
+            rw.push_back({lo, hi, c.idx, c.epoch, c.site});
+        }
+    }
+}
+
+void merge_clock(Clock& into, const Clock& from) {
+    for (int q = 0; q < kPipes; ++q) into[q] = std::max(into[q], from[q]);
+}
+
+Clock snapshot_of(const BlockCtx& c, int pipe) {
+    Clock s = c.vc[pipe];
+    s[pipe] = c.seq[pipe];
+    return s;
+}
+
+}  // namespace
+
+// ---- block state -------------------------------------------------------------------------------------
+
+BlockCtx& ctx() {
+    if (!t_ctx) {
+        fprintf(stderr, "error: [crash] an Ascend C API was called outside a kernel launch\n");
+        std::exit(1);
+    }
+    return *t_ctx;
+}
+
+uint32_t intern_site(const char* api, const char* file, int line) {
+    std::lock_guard<std::mutex> lock(g_sites_mu);
+    for (uint32_t i = g_sites.size(); i-- > 1;) {
+        const Site& s = g_sites[i];
+        if (s.line == line && s.api == api && s.file == file) return i;
+    }
+    g_sites.push_back({api, file, line});
+    return uint32_t(g_sites.size() - 1);
+}
+
+const Site& site(uint32_t id) {
+    std::lock_guard<std::mutex> lock(g_sites_mu);
+    return g_sites[id < g_sites.size() ? id : 0];
+}
+
+double now_cycles(const BlockCtx& c) { return *std::max_element(c.t.begin(), c.t.end()); }
+
+uint8_t* ub_base() { return ctx().ub.data(); }
+int64_t block_idx() { return ctx().idx; }
+int64_t block_num() { return ctx().num; }
+int64_t max_live_tensors() { return soc_config.max_live_tensors; }
+int64_t event_ids() { return soc_config.event_ids; }
+void* current_tpipe() { return t_ctx ? t_ctx->tpipe : nullptr; }
+void set_current_tpipe(void* pipe) {
+    if (t_ctx) t_ctx->tpipe = pipe;
+}
+MaskState& mask_state() { return ctx().mask; }
+LaunchOptions& launch_options() { return g_options; }
+
+const char* position_name(int position) {
+    switch (position) {  // AscendC::TPosition values
+        case 0: return "GM";
+        case 9: return "VECIN";
+        case 10: return "VECOUT";
+        case 11: return "VECCALC";
+        default: return "non-vector";
+    }
+}
+
+const char* hard_event_name(int event) {
+    static const char* names[] = {
+        "MTE2_MTE1", "MTE1_MTE2", "MTE1_M",   "M_MTE1",   "MTE2_V",    "V_MTE2",   "MTE3_V",   "V_MTE3",   "M_V",
+        "V_M",       "V_V",       "MTE3_MTE1", "MTE1_MTE3", "MTE1_V",  "MTE2_M",   "M_MTE2",   "V_MTE1",   "M_FIX",
+        "FIX_M",     "MTE3_MTE2", "MTE2_MTE3", "S_V",      "V_S",       "S_MTE2",   "MTE2_S",   "S_MTE3",   "MTE3_S"};
+    return event >= 0 && event < int(sizeof names / sizeof *names) ? names[event] : "?";
+}
+
+void api_begin(const char* api, Loc loc) {
+    BlockCtx& c = ctx();
+    c.site = intern_site(api, loc.file, loc.line);
+    const double cost = soc_config.scalar_cycles_per_api_call;
+    trace_event(c, Pipe::S, c.t[0], c.t[0] + cost);
+    c.t[int(Pipe::S)] += cost;
+    c.busy[int(Pipe::S)] += cost;
+}
+
+void fault(FaultClass cls, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = vformat(fmt, ap);
+    va_end(ap);
+    record_fault(cls, std::move(msg));
+    if (t_ctx) t_ctx->aborted = true;
+    throw BlockAbort{};
+}
+
+void fault_soft(FaultClass cls, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = vformat(fmt, ap);
+    va_end(ap);
+    record_fault(cls, std::move(msg));
+}
+
+void warn(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = vformat(fmt, ap);
+    va_end(ap);
+    if (!g_launch) return;
+    std::lock_guard<std::mutex> lock(g_launch->mu);
+    if (std::find(g_launch->warnings.begin(), g_launch->warnings.end(), msg) == g_launch->warnings.end()) {
+        g_launch->warnings.push_back(std::move(msg));
+    }
+}
+
+// ---- UB allocation -------------------------------------------------------------------------------------
+
+uint32_t ub_alloc(uint32_t bytes, const char* what) {
+    BlockCtx& c = ctx();
+    const uint64_t end = uint64_t(c.ub_used) + bytes;
+    if (end > soc_config.ub_usable_bytes) {
+        fault(FaultClass::UbOverflow,
+              "%s: %u more bytes make %llu bytes of UB buffers; %s has %u usable bytes (%u physical minus reserves)",
+              what, bytes, (unsigned long long)end, soc_config.name, soc_config.ub_usable_bytes,
+              soc_config.ub_physical_bytes);
+    }
+    const uint32_t off = c.ub_used;
+    c.ub_used = uint32_t(end);
+    c.ub_peak = std::max(c.ub_peak, c.ub_used);
+    return off;
+}
+
+void ub_reset() {
+    if (t_ctx) t_ctx->ub_used = 0;
+}
+
+void check_ub_aligned(uint32_t off, const char* operand) {
+    if (off % 32 != 0) {
+        fault(FaultClass::Misaligned, "%s starts at UB offset %u, which is not 32-byte aligned (offset %% 32 = %u)",
+              operand, off, off % 32);
+    }
+}
+
+// ---- one instruction on a pipe ---------------------------------------------------------------------------
+
+void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan* gm, int n_gm) {
+    BlockCtx& c = ctx();
+    for (int i = 0; i < n_ub; ++i) {
+        const UbSpan& s = ub[i];
+        if (uint64_t(s.off) + s.bytes > s.buf_end || s.buf_end > c.ub.size()) {
+            fault(FaultClass::OutOfBounds,
+                  "%s: %u bytes from UB offset %u run past the end of its buffer by %llu bytes (buffer ends at %u)",
+                  s.operand, s.bytes, s.off, (unsigned long long)(uint64_t(s.off) + s.bytes - s.buf_end),
+                  s.buf_end);
+        }
+    }
+    const int p = int(pipe);
+    const uint64_t seq = ++c.seq[p];
+    for (int i = 0; i < n_gm; ++i) check_gm_span(c, p, seq, gm[i]);
+    for (int i = 0; i < n_ub; ++i) check_ub_span(c, p, seq, ub[i]);
+    const double start = std::max(c.t[p], c.t[int(Pipe::S)]);
+    c.t[p] = start + cycles;
+    c.busy[p] += cycles;
+    trace_event(c, pipe, start, start + cycles);
+}
+
+// ---- costs ---------------------------------------------------------------------------------------------
+
+double vec_cycles(InstrClass cls, ElemType t, uint64_t repeats) {
+    const auto& cfg = soc_config;
+    double per = cfg.cycles_per_repeat[int(cls)][int(t)];
+    double issue = cfg.issue_cycles[int(cls)][int(t)];
+    if (per <= 0) {  // no row for this dtype: the float row stands in
+        per = cfg.cycles_per_repeat[int(cls)][int(ElemType::F32)];
+        issue = cfg.issue_cycles[int(cls)][int(ElemType::F32)];
+    }
+    return issue + double(repeats) * per;
+}
+
+double mask_cycles() { return soc_config.mask_setup_cycles; }
+
+namespace {
+double curve_gbps(const CopyCurve& c, double bytes) {
+    if (c.n == 0) return 1.0;
+    const double* pts = c.points;
+    if (bytes <= pts[0]) return pts[1];
+    for (int i = 1; i < c.n; ++i) {
+        const double x0 = pts[2 * (i - 1)], x1 = pts[2 * i];
+        if (bytes <= x1) {
+            const double y0 = pts[2 * (i - 1) + 1], y1 = pts[2 * i + 1];
+            return y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);
+        }
+    }
+    return pts[2 * (c.n - 1) + 1];
+}
+}  // namespace
+
+double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_addr) {
+    const auto& cfg = soc_config;
+    if (bytes == 0) return 1;
+    const CopyCurve& curve = dir == CopyDir::GmToUb ? cfg.gm_to_ub : dir == CopyDir::UbToGm ? cfg.ub_to_gm : cfg.ub_to_ub;
+    // Each burst of a strided copy pays the size-dependent efficiency of its own length.
+    const double per_burst = double(bytes) / double(std::max<uint64_t>(bursts, 1));
+    double gbps = curve_gbps(curve, per_burst);
+    if (dir != CopyDir::UbToUb) {
+        if (reinterpret_cast<uintptr_t>(gm_addr) % 512 != 0) gbps *= cfg.gm_align_512_factor;
+        const int64_t active = g_launch ? g_launch->active_blocks : 1;
+        gbps = std::min(gbps, cfg.gm_bandwidth_gbps / double(std::max<int64_t>(active, 1)));
+    }
+    const double us = double(bytes) / (gbps * 1e3);
+    return us * cfg.clock_mhz;
+}
+
+// ---- synchronisation -------------------------------------------------------------------------------------
+
+void set_flag(int src, int dst, int event_id, const char* name) {
+    BlockCtx& c = ctx();
+    if (event_id < 0 || event_id >= soc_config.event_ids) {
+        fault(FaultClass::Unsupported, "SetFlag<%s>: event id %d is outside 0..%d on %s", name, event_id,
+              soc_config.event_ids - 1, soc_config.name);
+    }
+    FlagState& f = c.flags[{src * kPipes + dst, event_id}];
+    if (f.pending > 0) {
+        fault_soft(FaultClass::SyncHazard,
+                   "SetFlag<%s>(%d) set again before its WaitFlag; a flag counts once, so the second set is lost",
+                   name, event_id);
+    }
+    f.pending = 1;
+    f.snapshot = snapshot_of(c, src);
+    f.time = c.t[src];
+    f.site = c.site;
+    c.t[int(Pipe::S)] += soc_config.flag_cycles;
+    c.busy[int(Pipe::S)] += soc_config.flag_cycles;
+}
+
+void wait_flag(int src, int dst, int event_id, const char* name) {
+    BlockCtx& c = ctx();
+    auto it = c.flags.find({src * kPipes + dst, event_id});
+    if (it == c.flags.end() || it->second.pending == 0) {
+        fault(FaultClass::Deadlock, "WaitFlag<%s>(%d) waits for a flag that is never set before it; the pipe %s "
+              "would wait forever", name, event_id, kPipeNames[dst]);
+    }
+    FlagState& f = it->second;
+    f.pending = 0;
+    merge_clock(c.vc[dst], f.snapshot);
+    if (src == dst) c.barrier_seq[dst] = std::max(c.barrier_seq[dst], f.snapshot[src]);
+    c.t[dst] = std::max(c.t[dst], f.time) + soc_config.flag_cycles;
+    if (dst == int(Pipe::S)) c.busy[int(Pipe::S)] += soc_config.flag_cycles;
+}
+
+void pipe_barrier(int pipe) {
+    BlockCtx& c = ctx();
+    if (pipe >= 0) {
+        c.barrier_seq[pipe] = c.seq[pipe];
+        c.t[pipe] += soc_config.barrier_cycles;
+        return;
+    }
+    const double all = now_cycles(c) + soc_config.barrier_cycles;
+    for (int p = 0; p < kPipes; ++p) {
+        for (int q = 0; q < kPipes; ++q) c.vc[p][q] = c.seq[q];
+        c.barrier_seq[p] = c.seq[p];
+        c.t[p] = all;
+    }
+}
+
+void queue_slot_event(uint64_t token, int from_pipe) {
+    BlockCtx& c = ctx();
+    FlagState& f = c.queue_events[token];
+    f.pending = 1;
+    f.snapshot = snapshot_of(c, from_pipe);
+    f.time = c.t[from_pipe];
+}
+
+void queue_slot_wait(uint64_t token, int to_pipe) {
+    BlockCtx& c = ctx();
+    auto it = c.queue_events.find(token);
+    if (it == c.queue_events.end()) return;  // first use of a buffer: nothing to wait for
+    merge_clock(c.vc[to_pipe], it->second.snapshot);
+    if (it->second.snapshot[to_pipe] > 0) {
+        c.barrier_seq[to_pipe] = std::max(c.barrier_seq[to_pipe], it->second.snapshot[to_pipe]);
+    }
+    c.t[to_pipe] = std::max(c.t[to_pipe], it->second.time);
+}
+
+void live_tensor_delta(int position, int delta) {
+    BlockCtx& c = ctx();
+    int& n = c.live_tensors[position & 31];
+    n += delta;
+    if (n > soc_config.max_live_tensors) {
+        fault(FaultClass::QueueMisuse,
+              "AllocTensor: %d tensors allocated and not freed on position %s; %s allows at most %d (NPU: hang)", n,
+              position_name(position), soc_config.name, soc_config.max_live_tensors);
+    }
+}
+
+// Scalar GetValue/SetValue on UB. Under auto-sync the compiler makes the scalar wait for the pipes that
+// touched the element, and makes later vector/DMA work wait for the scalar (as bisheng does on 2201).
+void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
+    BlockCtx& c = ctx();
+    const int s = int(Pipe::S);
+    if (uint64_t(ub_off) + bytes > c.ub.size()) {
+        fault(FaultClass::OutOfBounds, "scalar access at UB offset %u is outside UB (%zu bytes)", ub_off, c.ub.size());
+    }
+    if (g_options.auto_sync) {
+        const Granule& g = c.shadow[ub_off / 32];
+        for (int p = 0; p < kPipes; ++p) {
+            const bool touched = (g.wseq && g.wpipe == p) || (access == Access::Write && g.rseq[p]);
+            if (p != s && touched) {
+                c.vc[s][p] = c.seq[p];
+                c.t[s] = std::max(c.t[s], c.t[p]);
+            }
+        }
+    }
+    const UbSpan span{ub_off, bytes, uint32_t(c.ub.size()), access, "scalar operand"};
+    const uint64_t seq = ++c.seq[s];
+    check_ub_span(c, s, seq, span);
+    if (g_options.auto_sync) {
+        for (int p = 0; p < kPipes; ++p) {
+            if (p != s) c.vc[p][s] = c.seq[s];
+        }
+    }
+    const double cost = access == Access::Read ? soc_config.get_value_cycles : soc_config.set_value_cycles;
+    c.t[s] += cost;
+    c.busy[s] += cost;
+}
+
+void gm_scalar_access(const void* addr, uint64_t bytes, Access access) {
+    BlockCtx& c = ctx();
+    const int s = int(Pipe::S);
+    const uint64_t seq = ++c.seq[s];
+    check_gm_span(c, s, seq, GmSpan{addr, bytes, access, "GM scalar operand"});
+    const double cost = access == Access::Read ? soc_config.get_value_cycles : soc_config.set_value_cycles;
+    c.t[s] += cost;
+    c.busy[s] += cost;
+}
+
+void sync_all() {
+    BlockCtx& c = ctx();
+    Launch& L = *g_launch;
+    if (L.waves) {
+        fault(FaultClass::Deadlock,
+              "SyncAll with %lld blocks on %s's %d vector cores: the blocks run in waves and the first wave waits "
+              "for blocks that cannot start (NPU: hang)",
+              (long long)L.block_dim, soc_config.name, soc_config.vector_cores);
+    }
+    const double arrive = now_cycles(c);
+    std::unique_lock<std::mutex> lock(L.mu);
+    const uint64_t gen = L.generation;
+    L.barrier_max = std::max(L.barrier_max, arrive);
+    ++L.arrived;
+    auto stuck = [&] { return L.arrived + L.finished == L.block_dim && L.finished > 0; };
+    if (L.arrived == L.block_dim) {
+        L.barrier_release = L.barrier_max;
+        L.arrived = 0;
+        L.barrier_max = 0;
+        ++L.generation;
+        L.cv.notify_all();
+    } else {
+        L.cv.wait(lock, [&] { return L.generation != gen || stuck() || L.any_abort; });
+    }
+    if (L.generation == gen) {
+        const bool other_fault = L.any_abort;
+        const long long waiting = L.arrived, done = L.finished;
+        lock.unlock();
+        if (other_fault) {
+            c.aborted = true;
+            throw BlockAbort{};
+        }
+        fault(FaultClass::Deadlock,
+              "SyncAll: %lld blocks wait at the barrier while %lld blocks ended without reaching it (a SyncAll "
+              "missing on some blocks, or an extra one on others); NPU: hang",
+              waiting, done);
+    }
+    const double release = L.barrier_release + soc_config.sync_all_us * soc_config.clock_mhz;
+    lock.unlock();
+    for (int p = 0; p < kPipes; ++p) {
+        for (int q = 0; q < kPipes; ++q) c.vc[p][q] = c.seq[q];
+        c.t[p] = release;
+    }
+    ++c.epoch;
+}
+
+// ---- GM buffers behind guard pages -----------------------------------------------------------------------
+
+void* gm_alloc(uint64_t bytes, const char* name) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    const size_t rounded = (std::max<uint64_t>(bytes, 1) + 31) / 32 * 32;
+    const size_t data_pages = (rounded + page - 1) / page;
+    const size_t len = (data_pages + 2) * page;
+    void* base = mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+        fprintf(stderr, "error: [crash] cannot map %llu bytes for GM buffer '%s'\n", (unsigned long long)bytes, name);
+        std::exit(1);
+    }
+    uint8_t* data_area = static_cast<uint8_t*>(base) + page;
+    mprotect(data_area, data_pages * page, PROT_READ | PROT_WRITE);
+    // End-aligned (to 32 bytes) so an overrun hits the trailing guard page at once.
+    uint8_t* user = data_area + data_pages * page - rounded;
+    std::lock_guard<std::mutex> lock(g_gm_mu);
+    g_gm.push_back({uintptr_t(user), uintptr_t(user) + bytes, base, len, name});
+    return user;
+}
+
+void gm_free(void* p) {
+    std::lock_guard<std::mutex> lock(g_gm_mu);
+    for (auto it = g_gm.begin(); it != g_gm.end(); ++it) {
+        if (it->lo == uintptr_t(p)) {
+            munmap(it->map_base, it->map_len);
+            g_gm.erase(it);
+            return;
+        }
+    }
+}
+
+void gm_rename(void* p, const std::string& name) {
+    std::lock_guard<std::mutex> lock(g_gm_mu);
+    for (auto& b : g_gm) {
+        if (b.lo == uintptr_t(p)) b.name = name;
+    }
+}
+
+// ---- report --------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        switch (ch) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(ch) < 0x20) {
+                    char buf[8];
+                    snprintf(buf, sizeof buf, "\\u%04x", ch);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    return out;
+}
+
+std::string fault_line(const Launch& L, const FaultRecord& f) {
+    const Site& s = site(f.site);
+    std::string where = "kernel " + L.kernel;
+    if (f.block >= 0) where += ", block " + std::to_string(f.block);
+    if (f.blocks > 1) where += " (and " + std::to_string(f.blocks - 1) + " more)";
+    if (f.site) where += std::string(", ") + s.api + " at " + s.file + ":" + std::to_string(s.line);
+    return std::string("error: [") + kFaultNames[int(f.cls)] + "] " + f.message + " (" + where + ")";
+}
+
+void check_gm_races(Launch& L) {
+    auto& w = L.race_writes;
+    std::sort(w.begin(), w.end(), [](const RaceWrite& a, const RaceWrite& b) { return a.lo < b.lo; });
+    int reported = 0;
+    for (size_t i = 0; i < w.size() && reported < 3; ++i) {
+        for (size_t j = i + 1; j < w.size() && w[j].lo < w[i].hi; ++j) {
+            if (w[j].block != w[i].block && w[j].epoch == w[i].epoch) {
+                const uintptr_t lo = std::max(w[i].lo, w[j].lo), hi = std::min(w[i].hi, w[j].hi);
+                std::string where = where_gm(lo, hi - lo);
+                const Site& a = site(w[i].site);
+                const Site& b = site(w[j].site);
+                FaultRecord f{FaultClass::GmRace, "", -1, 0};
+                char buf[768];
+                snprintf(buf, sizeof buf,
+                         "blocks %lld (%s at %s:%d) and %lld (%s at %s:%d) both write the same GM bytes with no "
+                         "SyncAll between them; %s",
+                         (long long)w[i].block, a.api, a.file, a.line, (long long)w[j].block, b.api, b.file, b.line,
+                         where.c_str());
+                f.message = buf;
+                L.faults.push_back(f);
+                ++reported;
+                break;
+            }
+        }
+    }
+}
+
+void write_trace(const Launch& L) {
+    FILE* f = fopen(g_options.trace_path, "w");
+    if (!f) return;
+    fprintf(f, "{\"traceEvents\":[");
+    bool first = true;
+    const double mhz = soc_config.clock_mhz;
+    for (const auto& r : L.results) {
+        for (int p = 0; p < kPipes; ++p) {
+            fprintf(f, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
+                    first ? "" : ",", (long long)r.idx, p, kPipeNames[p]);
+            first = false;
+        }
+        fprintf(f, ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":\"block %lld\"}}",
+                (long long)r.idx, (long long)r.idx);
+        for (const auto& e : r.trace) {
+            const Site& s = site(e.site);
+            fprintf(f, ",{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%d,\"ts\":%.4f,\"dur\":%.4f,"
+                       "\"args\":{\"line\":%d}}",
+                    json_escape(s.api).c_str(), (long long)r.idx, int(e.pipe), e.start / mhz, (e.end - e.start) / mhz,
+                    s.line);
+        }
+    }
+    fprintf(f, "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"time\":\"simulated, %s model\"}}\n", soc_config.name);
+    fclose(f);
+}
+
+}  // namespace
+
+void write_report(const Launch& L, const char* path, double task_us) {
+    if (!path) return;
+    FILE* f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "warning: cannot write the report to %s\n", path);
+        return;
+    }
+    const double mhz = soc_config.clock_mhz;
+    uint64_t in = 0, out = 0;
+    fprintf(f, "{\n  \"soc\": \"%s\",\n  \"kernel\": \"%s\",\n  \"block_dim\": %lld,\n", soc_config.name,
+            json_escape(L.kernel).c_str(), (long long)L.block_dim);
+    fprintf(f, "  \"model_version\": \"%s\",\n  \"time_source\": \"simulated, %s model\",\n", soc_config.model_version,
+            soc_config.name);
+    fprintf(f, "  \"task_duration_us\": %.4f,\n  \"blocks\": [", task_us);
+    for (size_t i = 0; i < L.results.size(); ++i) {
+        const auto& r = L.results[i];
+        const double total = std::max(r.time_cycles, 1e-9);
+        auto us = [&](double cyc) { return cyc / mhz; };
+        fprintf(f,
+                "%s\n    {\"block_id\": %lld, \"aiv_time_us\": %.4f, \"aiv_vec_time_us\": %.4f, "
+                "\"aiv_scalar_time_us\": %.4f, \"aiv_mte2_time_us\": %.4f, \"aiv_mte3_time_us\": %.4f, "
+                "\"aiv_vec_ratio\": %.4f, \"aiv_scalar_ratio\": %.4f, \"aiv_mte2_ratio\": %.4f, "
+                "\"aiv_mte3_ratio\": %.4f, \"gm_to_ub_bytes\": %llu, \"ub_to_gm_bytes\": %llu, \"ub_peak_bytes\": %u}",
+                i ? "," : "", (long long)r.idx, us(r.time_cycles), us(r.busy[1]), us(r.busy[0]), us(r.busy[2]),
+                us(r.busy[3]), std::min(1.0, r.busy[1] / total), std::min(1.0, r.busy[0] / total),
+                std::min(1.0, r.busy[2] / total), std::min(1.0, r.busy[3] / total), (unsigned long long)r.gm_to_ub,
+                (unsigned long long)r.ub_to_gm, r.ub_peak);
+        in += r.gm_to_ub;
+        out += r.ub_to_gm;
+    }
+    fprintf(f, "\n  ],\n  \"gm_to_ub_bytes\": %llu,\n  \"ub_to_gm_bytes\": %llu,\n", (unsigned long long)in,
+            (unsigned long long)out);
+    fprintf(f,
+            "  \"assumptions\": [\"first-cut model: in-order S/V/MTE2/MTE3 pipes per block, ordered only by queue "
+            "events, flags and barriers\", \"per-copy cost from measured single-core bandwidth curves, GM bandwidth "
+            "shared evenly by the blocks running at once\", \"vector cost = issue + repeats x cycles per 256-byte "
+            "repeat, by instruction class and dtype\", \"inputs cold in HBM; L2 not modelled\", \"head cost grows "
+            "with the number of blocks; blocks beyond the vector cores run in waves\"],\n");
+    fprintf(f, "  \"auto_sync\": %s,\n  \"warnings\": [", g_options.auto_sync ? "true" : "false");
+    bool first = true;
+    if (soc_config.low_confidence) {
+        fprintf(f, "\"low-confidence model: %s\"", json_escape(soc_config.low_confidence_fields).c_str());
+        first = false;
+    }
+    for (const auto& w : L.warnings) {
+        fprintf(f, "%s\"%s\"", first ? "" : ", ", json_escape(w).c_str());
+        first = false;
+    }
+    fprintf(f, "],\n  \"faults\": [");
+    for (size_t i = 0; i < L.faults.size(); ++i) {
+        const auto& fr = L.faults[i];
+        const Site& s = site(fr.site);
+        fprintf(f,
+                "%s\n    {\"class\": \"%s\", \"message\": \"%s\", \"block\": %lld, \"blocks\": %d, \"api\": \"%s\", "
+                "\"file\": \"%s\", \"line\": %d, \"text\": \"%s\"}",
+                i ? "," : "", kFaultNames[int(fr.cls)], json_escape(fr.message).c_str(), (long long)fr.block,
+                fr.blocks, json_escape(s.api).c_str(), json_escape(s.file).c_str(), s.line,
+                json_escape(fault_line(L, fr)).c_str());
+    }
+    fprintf(f, "%s]\n}\n", L.faults.empty() ? "" : "\n  ");
+    fclose(f);
+}
+
+// ---- launch --------------------------------------------------------------------------------------------
+
+namespace {
+
+void on_signal(int sig, siginfo_t* info, void*) {
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
+    char line[512];
+    const GmBuffer* hit = nullptr;
+    for (const auto& b : g_gm) {  // no lock: the process is going down
+        const uintptr_t mlo = uintptr_t(b.map_base), mhi = mlo + b.map_len;
+        if (addr >= mlo && addr < mhi) hit = &b;
+    }
+    const long long block = t_ctx ? (long long)t_ctx->idx : -1;
+    const char* kernel = g_launch ? g_launch->kernel.c_str() : "?";
+    if (hit && sig == SIGSEGV) {
+        const long long past = addr >= hit->hi ? (long long)(addr - hit->hi) : -(long long)(hit->lo - addr);
+        snprintf(line, sizeof line,
+                 "error: [out-of-bounds] raw __gm__ access %s GM buffer '%s' (%llu bytes): %lld bytes %s it (kernel "
+                 "%s, block %lld)\n",
+                 past >= 0 ? "past the end of" : "before", hit->name.c_str(),
+                 (unsigned long long)(hit->hi - hit->lo), past >= 0 ? past : -past, past >= 0 ? "past" : "before",
+                 kernel, block);
+    } else {
+        snprintf(line, sizeof line, "error: [crash] signal %d (%s) at address %p (kernel %s, block %lld)\n", sig,
+                 strsignal(sig), info->si_addr, kernel, block);
+    }
+    if (write(2, line, strlen(line)) < 0) {
+    }
+    if (g_options.report_path) {
+        if (FILE* f = fopen(g_options.report_path, "w")) {
+            std::string text(line);
+            text.pop_back();
+            const bool oob = hit && sig == SIGSEGV;
+            fprintf(f, "{\"soc\": \"%s\", \"kernel\": \"%s\", \"block_dim\": %lld, \"task_duration_us\": null, "
+                       "\"blocks\": [], \"faults\": [{\"class\": \"%s\", \"block\": %lld, \"text\": \"%s\"}], "
+                       "\"warnings\": []}\n",
+                    soc_config.name, kernel, g_launch ? (long long)g_launch->block_dim : 0LL,
+                    oob ? "out-of-bounds" : "crash", block, json_escape(text).c_str());
+            fclose(f);
+        }
+    }
+    _exit(1);
+}
+
+void install_handlers() {
+    static bool done = false;
+    if (done) return;
+    done = true;
+    struct sigaction sa {};
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+    sigaction(SIGFPE, &sa, nullptr);
+    sigaction(SIGILL, &sa, nullptr);
+    sigaction(SIGABRT, &sa, nullptr);
+}
+
+void arm_watchdog() {
+    if (g_options.timeout_s <= 0 || g_watchdog_armed.exchange(true)) return;
+    std::thread([] {
+        std::this_thread::sleep_for(std::chrono::duration<double>(g_options.timeout_s));
+        char line[256];
+        snprintf(line, sizeof line, "error: [timeout] the kernel ran longer than %.1f s of host time (kernel %s)\n",
+                 g_options.timeout_s, g_launch ? g_launch->kernel.c_str() : "?");
+        if (write(2, line, strlen(line)) < 0) {
+        }
+        if (g_options.report_path) {
+            if (FILE* f = fopen(g_options.report_path, "w")) {
+                std::string text(line);
+                text.pop_back();
+                fprintf(f, "{\"soc\": \"%s\", \"task_duration_us\": null, \"blocks\": [], \"faults\": [{\"class\": "
+                           "\"timeout\", \"block\": -1, \"text\": \"%s\"}], \"warnings\": []}\n",
+                        soc_config.name, json_escape(text).c_str());
+                fclose(f);
+            }
+        }
+        _exit(1);
+    }).detach();
+}
+
+void end_of_block_checks(BlockCtx& c) {
+    for (const auto& [key, f] : c.flags) {
+        if (f.pending) {
+            c.site = f.site;
+            const int src = key.first / kPipes, dst = key.first % kPipes;
+            fault_soft(FaultClass::SyncHazard,
+                       "SetFlag %s->%s (event id %d) is never waited for before the kernel ends; the flag leaks into "
+                       "the next kernel on the NPU",
+                       kPipeNames[src], kPipeNames[dst], key.second);
+        }
+    }
+    for (int pos = 0; pos < 32; ++pos) {
+        if (c.live_tensors[pos] > 0) {
+            c.site = 0;
+            fault_soft(FaultClass::QueueMisuse, "%d tensor(s) allocated on position %s are never freed",
+                       c.live_tensors[pos], position_name(pos));
+        }
+    }
+}
+
+void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
+    BlockCtx c;
+    c.idx = idx;
+    c.num = num;
+    c.ub.assign(soc_config.ub_physical_bytes, 0);
+    c.shadow.assign(c.ub.size() / 32 + 1, Granule{});
+    t_ctx = &c;
+    ::block_idx = idx;
+    ::block_num = num;
+    try {
+        body(closure);
+        end_of_block_checks(c);
+    } catch (const BlockAbort&) {
+        std::lock_guard<std::mutex> lock(g_launch->mu);
+        g_launch->any_abort = true;
+    }
+    {
+        std::lock_guard<std::mutex> lock(g_launch->mu);
+        ++g_launch->finished;
+        g_launch->results.push_back({idx, now_cycles(c), c.busy, c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.ub_peak,
+                                     std::move(c.trace)});
+        g_launch->cv.notify_all();
+    }
+    t_ctx = nullptr;
+}
+
+}  // namespace
+
+void add_copy_bytes(CopyDir dir, uint64_t bytes) {
+    BlockCtx& c = ctx();
+    if (dir == CopyDir::GmToUb) c.gm_to_ub_bytes += bytes;
+    if (dir == CopyDir::UbToGm) c.ub_to_gm_bytes += bytes;
+}
+
+int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block_dim) {
+    // CPU-debug programs (`tuner sim-build`) take their options from the environment.
+    if (!g_options.report_path) g_options.report_path = getenv("TUNER_SIM_REPORT");
+    if (!g_options.trace_path) g_options.trace_path = getenv("TUNER_SIM_TRACE");
+    if (getenv("TUNER_SIM_NO_AUTO_SYNC")) g_options.auto_sync = false;
+    install_handlers();
+    arm_watchdog();
+    Launch L;
+    L.kernel = kernel;
+    L.block_dim = block_dim;
+    if (block_dim < 1 || block_dim > 65535) {
+        fprintf(stderr, "error: [unsupported] block_dim %lld is outside 1..65535\n", (long long)block_dim);
+        return 1;
+    }
+    const int64_t cores = soc_config.vector_cores;
+    L.waves = block_dim > cores;
+    L.active_blocks = std::min(block_dim, cores);
+    g_launch = &L;
+    double task_cycles = 0;
+    for (int64_t first = 0; first < block_dim; first += cores) {
+        const int64_t last = std::min(block_dim, first + cores);
+        const size_t before = L.results.size();
+        std::vector<std::thread> threads;
+        for (int64_t b = first; b < last; ++b) threads.emplace_back(run_block, b, block_dim, body, closure);
+        for (auto& t : threads) t.join();
+        double wave = 0;
+        for (size_t i = before; i < L.results.size(); ++i) wave = std::max(wave, L.results[i].time_cycles);
+        task_cycles += wave;
+    }
+    std::sort(L.results.begin(), L.results.end(), [](const auto& a, const auto& b) { return a.idx < b.idx; });
+    check_gm_races(L);
+    const double head_us = soc_config.head_us_base + soc_config.head_us_per_block * double(L.active_blocks);
+    const double task_us = head_us + task_cycles / soc_config.clock_mhz;
+    for (const auto& f : L.faults) fprintf(stderr, "%s\n", fault_line(L, f).c_str());
+    write_report(L, g_options.report_path, task_us);
+    if (g_options.trace_path) write_trace(L);
+    const int n = int(L.faults.size());
+    g_launch = nullptr;
+    return n;
+}
+
+}  // namespace tuner_sim
