@@ -776,8 +776,8 @@ void write_report(const Launch& L, const char* path, double task_us) {
             (unsigned long long)out);
     fprintf(f,
             "  \"assumptions\": [\"first-cut model: in-order S/V/MTE2/MTE3 pipes per block, ordered only by queue "
-            "events, flags and barriers\", \"per-copy cost from measured single-core bandwidth curves, GM bandwidth "
-            "shared evenly by the blocks running at once\", \"vector cost = issue + repeats x cycles per 256-byte "
+            "events, flags and barriers\", \"per-copy cost from measured single-core bandwidth curves; GM bandwidth "
+            "shared evenly by the blocks running at once, and by the MTE2 and MTE3 pipes of each block\", \"vector cost = issue + repeats x cycles per 256-byte "
             "repeat, by instruction class and dtype\", \"inputs cold in HBM; L2 not modelled\", \"head cost grows "
             "with the number of blocks; blocks beyond the vector cores run in waves\"],\n");
     fprintf(f, "  \"auto_sync\": %s,\n  \"warnings\": [", g_options.auto_sync ? "true" : "false");
@@ -925,8 +925,12 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
     {
         std::lock_guard<std::mutex> lock(g_launch->mu);
         ++g_launch->finished;
-        g_launch->results.push_back({idx, now_cycles(c), c.busy, c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.ub_peak,
-                                     std::move(c.trace)});
+        // MTE2 and MTE3 of one block share its part of the chip's GM bandwidth: the block cannot finish
+        // before its GM bytes have gone through that share.
+        const double share_gbps = soc_config.gm_bandwidth_gbps / double(std::max<int64_t>(g_launch->active_blocks, 1));
+        const double gm_floor = double(c.gm_to_ub_bytes + c.ub_to_gm_bytes) / (share_gbps * 1e3) * soc_config.clock_mhz;
+        g_launch->results.push_back({idx, std::max(now_cycles(c), gm_floor), c.busy, c.gm_to_ub_bytes,
+                                     c.ub_to_gm_bytes, c.ub_peak, std::move(c.trace)});
         g_launch->cv.notify_all();
     }
     t_ctx = nullptr;
