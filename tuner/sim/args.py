@@ -112,7 +112,7 @@ def parse_arg(spec: str) -> KernelArg:
     """Parse one `--arg`: in=F.npy, out=F.npy:DTYPE:D0xD1, bytes=F, struct=F, u32=V, i32=V, u64=V, i64=V, f32=V."""
     key, sep, value = spec.partition("=")
     if not sep or not value:
-        raise UsageError(f"--arg '{spec}': expected KIND=VALUE (in=, out=, bytes=, struct=, u32=, i32=, u64=, i64=, f32=)")
+        raise UsageError(f"--arg '{spec}': expected KIND=VALUE (in, out, bytes, struct, u32, i32, u64, i64, f32)")
     key = key.strip().lower()
     if key == "in":
         path = _read(value)

@@ -1,0 +1,70 @@
+"""The one interface every backend implements: build a kernel, run it, profile it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tuner.sim.args import KernelArg
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A built kernel a backend can launch."""
+
+    path: Path
+    kernel: str
+    backend: str
+    soc: str
+
+
+@dataclass
+class RunResult:
+    """Outputs of one launch and the faults found (empty when the kernel ran clean)."""
+
+    outputs: list[np.ndarray]
+    faults: list[str] = field(default_factory=list)
+    fault_classes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.faults
+
+
+@dataclass
+class Profile:
+    """Device time of one launch and where it went; `source` says simulated or measured, and on what."""
+
+    time_us: float
+    source: str
+    pipe_ratios: dict[str, float]
+    gm_to_ub_bytes: int
+    ub_to_gm_bytes: int
+    run: RunResult
+    report: dict = field(default_factory=dict)
+
+
+class Backend(ABC):
+    """Builds and launches Ascend C kernels on one target (the CPU simulator or an NPU).
+
+    `build` raises CompileError with the compiler's diagnostics; `run` and `profile` never raise for a
+    faulty kernel: faults come back in the result, so the caller can record them against the candidate.
+    """
+
+    name: str
+    soc: str
+
+    @abstractmethod
+    def build(self, source: Path, kernel: str, defines: tuple[str, ...] = ()) -> Artifact:
+        """Compile `source` with entry `kernel` (cached by content)."""
+
+    @abstractmethod
+    def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
+        """Launch once and return the outputs (GmOut arguments, in order)."""
+
+    @abstractmethod
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> Profile:
+        """Launch and time; the result also carries that launch's outputs and faults."""
