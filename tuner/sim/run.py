@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tempfile
 import time
@@ -17,6 +18,8 @@ from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
 from tuner.sim.build import Executable, build_kernel
 
 DEFAULT_SOC = "Ascend910B1"
+# Kernel inputs and outputs pass through files; a RAM-backed directory keeps that off the disk.
+_SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
                    trace: Path | None = None, timeout_s: float = 60.0) -> SimResult:
     """Run a built kernel once on the given arguments."""
     check_signature(args, describe(exe), exe.kernel)
-    with tempfile.TemporaryDirectory(prefix="tuner-sim-") as tmpdir:
+    with tempfile.TemporaryDirectory(prefix="tuner-sim-", dir=_SCRATCH) as tmpdir:
         tmp = Path(tmpdir)
         manifest = tmp / "args.txt"
         manifest.write_text("\n".join(_write_manifest(args, tmp)) + "\n")

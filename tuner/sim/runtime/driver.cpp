@@ -36,12 +36,6 @@ const char* kind_name(ParamKind k) {
     std::exit(2);
 }
 
-std::vector<uint8_t> read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) usage("cannot read " + path);
-    return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
 struct Arg {
     std::string kind, path, name;
     uint64_t bytes = 0;
@@ -125,13 +119,20 @@ int main(int argc, char** argv) {
             slots[i] = arg.value.data();
             continue;
         }
-        std::vector<uint8_t> data;
+        FILE* in = nullptr;
         if (arg.kind == "in" || arg.kind == "bytes") {
-            data = read_file(arg.path);
-            arg.bytes = data.size();
+            in = fopen(arg.path.c_str(), "rb");
+            if (!in) usage("cannot read " + arg.path);
+            fseek(in, 0, SEEK_END);
+            arg.bytes = uint64_t(ftell(in));
+            fseek(in, 0, SEEK_SET);
         }
         arg.gm = gm_alloc(arg.bytes, arg.name.c_str());
-        if (!data.empty()) std::memcpy(arg.gm, data.data(), data.size());
+        if (in) {
+            const size_t got = fread(arg.gm, 1, arg.bytes, in);
+            fclose(in);
+            if (got != arg.bytes) usage("short read from " + arg.path);
+        }
         pointers[i] = arg.gm;
         slots[i] = &pointers[i];
     }
