@@ -50,9 +50,9 @@ def _print_summary(result, max_rows: int = 8) -> None:
     assert isinstance(result, SimResult)
     status = "ok" if result.ok else f"{len(result.faults)} fault(s)"
     click.echo(f"{result.kernel}: {result.block_dim} block(s) on {result.soc}: {status}")
-    if result.task_duration_us is not None:
+    if result.task_duration_us is not None and result.ok:
         click.echo(f"task duration {result.task_duration_us:.3f} us ({result.time_source}; not cycle-accurate)")
-    blocks = result.report.get("blocks", [])
+    blocks = result.report.get("blocks", []) if result.ok else []
     if blocks:
         click.echo("block  aiv_us    vec   scalar  mte2   mte3   GM->UB     UB->GM     UB peak")
         shown = sorted(blocks, key=lambda b: -b["aiv_time_us"])[:max_rows] if len(blocks) > max_rows else blocks

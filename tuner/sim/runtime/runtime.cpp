@@ -103,6 +103,10 @@ void record_fault(FaultClass cls, std::string msg) {
     for (auto& f : g_launch->faults) {
         if (f.cls == cls && f.site == s && (f.site != 0 || f.message == msg)) {
             ++f.blocks;
+            if (block >= 0 && block < f.block) {  // name the lowest block, whatever the thread schedule
+                f.block = block;
+                f.message = std::move(msg);
+            }
             return;
         }
     }
