@@ -120,3 +120,50 @@ def write_if_changed(path: Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+
+
+_FAMILY_TITLES = {"a2": "Atlas A2/A3 (a2)", "310p": "Atlas inference 310P (310p)", "950": "Ascend 950 (950)"}
+
+
+def support_table_markdown() -> str:
+    """docs/api_support.md: the API x element type x SoC family table, generated from api_support.yaml."""
+    from tuner.data.socs import load_socs
+
+    table = api_support()
+    families = [str(f) for f in table["families"]]
+    by_family: dict[str, list[str]] = {f: [] for f in families}
+    for soc in load_socs().values():
+        by_family.setdefault(soc.vector_costs, []).append(soc.name)
+    lines = [
+        "# Ascend C API support in the simulator",
+        "",
+        "Generated from `tuner/data/api_support.yaml` by `python -m tuner.sim.codegen docs/api_support.md`;",
+        "do not edit. A combination not listed is a compile error naming the API, the element type and the SoC.",
+        "",
+        "| Family | SoCs |",
+        "|---|---|",
+        *(f"| {_FAMILY_TITLES.get(f, f)} | {', '.join(by_family.get(f, [])) or '-'} |" for f in families),
+        "",
+        "| API | " + " | ".join(_FAMILY_TITLES.get(f, f) for f in families) + " | Source |",
+        "|---|" + "---|" * len(families) + "---|",
+    ]
+    for api, row in table["apis"].items():
+        cells = [", ".join(row.get(f, [])) or "not supported" for f in families]
+        lines.append(f"| `{api}` | " + " | ".join(cells) + f" | {row['source']} |")
+    lines += ["", "## Cast: (dst <- src) pairs and round modes", "",
+              "| Pair | " + " | ".join(_FAMILY_TITLES.get(f, f) for f in families) + " |",
+              "|---|" + "---|" * len(families)]
+    pairs = sorted({p for f in families for p in cast_modes(f)})
+    for dst, src in pairs:
+        cells = [", ".join(cast_modes(f).get((dst, src), [])) or "-" for f in families]
+        lines.append(f"| `{dst} <- {src}` | " + " | ".join(cells) + " |")
+    lines += ["", f"Source: {table['cast']['source']}", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/api_support.md")
+    write_if_changed(target, support_table_markdown())
+    print(f"wrote {target}")
