@@ -74,6 +74,7 @@ struct Launch {
     double barrier_max = 0;
     double barrier_release = 0;
     bool any_abort = false;
+    std::vector<BlockCtx*> running;  // blocks of the current wave (for the watchdog's message)
 };
 
 std::mutex g_sites_mu;
@@ -152,10 +153,12 @@ void trace_event(BlockCtx& c, Pipe p, double start, double end) {
     if (g_options.trace_path) c.trace.push_back({uint8_t(p), start, end, c.site});
 }
 
-// Same-pipe ordering: the DMA and scalar queues are in order; V->V needs a barrier unless auto-sync adds it.
+// Same-pipe ordering: the DMA and scalar queues are in order; V->V needs a barrier unless auto-sync adds it,
+// or unless V has since waited (through a flag or queue event) on a pipe that had itself waited for that
+// V instruction: vc[V][V] is what V knows complete by such a chain.
 bool same_pipe_ordered(const BlockCtx& c, int pipe, uint64_t earlier) {
     if (pipe != int(Pipe::V)) return true;
-    return g_options.auto_sync || c.barrier_seq[pipe] >= earlier;
+    return g_options.auto_sync || c.barrier_seq[pipe] >= earlier || c.vc[pipe][pipe] >= earlier;
 }
 
 bool ordered(const BlockCtx& c, int pipe, int earlier_pipe, uint64_t earlier_seq) {
@@ -185,8 +188,10 @@ void check_ub_span(BlockCtx& c, int pipe, uint64_t seq, const UbSpan& s) {
             reported = true;
         }
         if (s.access == Access::Write) {
+            // A scalar read (GetValue) has completed when the scalar unit goes on to issue later
+            // instructions, so a later write by any pipe cannot overtake it: no S->X flag is needed.
             for (int p = 0; p < kPipes && !reported; ++p) {
-                if (p != pipe && !ordered(c, pipe, p, gr.rseq[p])) {
+                if (p != pipe && p != int(Pipe::S) && !ordered(c, pipe, p, gr.rseq[p])) {
                     report_hazard(c, pipe, "overwrites", s.operand, g * 32, p, gr.rsite[p], "reads");
                     reported = true;
                 }
@@ -315,6 +320,7 @@ const char* hard_event_name(int event) {
 void api_begin(const char* api, Loc loc) {
     BlockCtx& c = ctx();
     c.site = intern_site(api, loc.file, loc.line);
+    c.last_site.store(c.site, std::memory_order_relaxed);
     const double cost = soc_config.scalar_cycles_per_api_call;
     trace_event(c, Pipe::S, c.t[0], c.t[0] + cost);
     c.t[int(Pipe::S)] += cost;
@@ -395,7 +401,14 @@ void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan*
     const int p = int(pipe);
     const uint64_t seq = ++c.seq[p];
     for (int i = 0; i < n_gm; ++i) check_gm_span(c, p, seq, gm[i]);
-    for (int i = 0; i < n_ub; ++i) check_ub_span(c, p, seq, ub[i]);
+    // Reads before writes: an instruction reads its sources before it writes its destination, so an
+    // in-place op (Exp(x, x, n)) must not see its own write as an unordered earlier one.
+    for (int i = 0; i < n_ub; ++i) {
+        if (ub[i].access == Access::Read) check_ub_span(c, p, seq, ub[i]);
+    }
+    for (int i = 0; i < n_ub; ++i) {
+        if (ub[i].access == Access::Write) check_ub_span(c, p, seq, ub[i]);
+    }
     const double start = std::max(c.t[p], c.t[int(Pipe::S)]);
     c.t[p] = start + cycles;
     c.busy[p] += cycles;
@@ -650,13 +663,6 @@ void gm_free(void* p) {
     }
 }
 
-void gm_rename(void* p, const std::string& name) {
-    std::lock_guard<std::mutex> lock(g_gm_mu);
-    for (auto& b : g_gm) {
-        if (b.lo == uintptr_t(p)) b.name = name;
-    }
-}
-
 // ---- report --------------------------------------------------------------------------------------------
 
 namespace {
@@ -691,30 +697,50 @@ std::string fault_line(const Launch& L, const FaultRecord& f) {
     return std::string("error: [") + kFaultNames[int(f.cls)] + "] " + f.message + " (" + where + ")";
 }
 
+// Writes by two blocks to the same GM bytes in the same SyncAll epoch, found after the launch from the
+// recorded writes (so independent of how the block threads happened to interleave). One fault per pair of
+// call sites, counting the block pairs. Skipped when a block deadlocked: the kernel hangs on the NPU and
+// the epochs of blocks that missed a barrier no longer line up.
 void check_gm_races(Launch& L) {
+    for (const auto& f : L.faults) {
+        if (f.cls == FaultClass::Deadlock) return;
+    }
     auto& w = L.race_writes;
-    std::sort(w.begin(), w.end(), [](const RaceWrite& a, const RaceWrite& b) { return a.lo < b.lo; });
-    int reported = 0;
-    for (size_t i = 0; i < w.size() && reported < 3; ++i) {
+    std::sort(w.begin(), w.end(), [](const RaceWrite& a, const RaceWrite& b) {
+        return a.lo != b.lo ? a.lo < b.lo : a.block != b.block ? a.block < b.block : a.hi < b.hi;
+    });
+    struct Race {
+        size_t i, j;
+        int pairs;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, Race> races;
+    for (size_t i = 0; i < w.size(); ++i) {
         for (size_t j = i + 1; j < w.size() && w[j].lo < w[i].hi; ++j) {
             if (w[j].block != w[i].block && w[j].epoch == w[i].epoch) {
-                const uintptr_t lo = std::max(w[i].lo, w[j].lo), hi = std::min(w[i].hi, w[j].hi);
-                std::string where = where_gm(lo, hi - lo);
-                const Site& a = site(w[i].site);
-                const Site& b = site(w[j].site);
-                FaultRecord f{FaultClass::GmRace, "", -1, 0};
-                char buf[768];
-                snprintf(buf, sizeof buf,
-                         "blocks %lld (%s at %s:%d) and %lld (%s at %s:%d) both write the same GM bytes with no "
-                         "SyncAll between them; %s",
-                         (long long)w[i].block, a.api, a.file, a.line, (long long)w[j].block, b.api, b.file, b.line,
-                         where.c_str());
-                f.message = buf;
-                L.faults.push_back(f);
-                ++reported;
+                const auto key = std::minmax(w[i].site, w[j].site);
+                auto it = races.find(key);
+                if (it == races.end()) races.emplace(key, Race{i, j, 1});
+                else ++it->second.pairs;
                 break;
             }
         }
+    }
+    for (const auto& [key, r] : races) {
+        const RaceWrite& a = w[r.i].block < w[r.j].block ? w[r.i] : w[r.j];
+        const RaceWrite& b = w[r.i].block < w[r.j].block ? w[r.j] : w[r.i];
+        const uintptr_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+        std::string where = where_gm(lo, hi - lo);
+        const Site& sa = site(a.site);
+        const Site& sb = site(b.site);
+        char buf[900];
+        snprintf(buf, sizeof buf,
+                 "blocks %lld (%s at %s:%d) and %lld (%s at %s:%d) both write the same GM bytes with no SyncAll "
+                 "between them; %s%s",
+                 (long long)a.block, sa.api, sa.file, sa.line, (long long)b.block, sb.api, sb.file, sb.line,
+                 where.c_str(),
+                 r.pairs > 1 ? ("; " + std::to_string(r.pairs) + " overlapping writes from different blocks").c_str()
+                             : "");
+        L.faults.push_back({FaultClass::GmRace, buf, -1, 0});
     }
 }
 
@@ -815,7 +841,7 @@ namespace {
 
 void on_signal(int sig, siginfo_t* info, void*) {
     const uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
-    char line[512];
+    char line[900];
     const GmBuffer* hit = nullptr;
     for (const auto& b : g_gm) {  // no lock: the process is going down
         const uintptr_t mlo = uintptr_t(b.map_base), mhi = mlo + b.map_len;
@@ -823,17 +849,24 @@ void on_signal(int sig, siginfo_t* info, void*) {
     }
     const long long block = t_ctx ? (long long)t_ctx->idx : -1;
     const char* kernel = g_launch ? g_launch->kernel.c_str() : "?";
+    // The last Ascend C call this block made: the faulting access is in the code after it.
+    char after[320] = "";
+    if (t_ctx && t_ctx->site && g_sites_mu.try_lock()) {
+        const Site& s = g_sites[t_ctx->site < g_sites.size() ? t_ctx->site : 0];
+        snprintf(after, sizeof after, ", after %s at %s:%d", s.api, s.file, s.line);
+        g_sites_mu.unlock();
+    }
     if (hit && sig == SIGSEGV) {
         const long long past = addr >= hit->hi ? (long long)(addr - hit->hi) : -(long long)(hit->lo - addr);
         snprintf(line, sizeof line,
                  "error: [out-of-bounds] raw __gm__ access %s GM buffer '%s' (%llu bytes): %lld bytes %s it (kernel "
-                 "%s, block %lld)\n",
+                 "%s, block %lld%s)\n",
                  past >= 0 ? "past the end of" : "before", hit->name.c_str(),
                  (unsigned long long)(hit->hi - hit->lo), past >= 0 ? past : -past, past >= 0 ? "past" : "before",
-                 kernel, block);
+                 kernel, block, after);
     } else {
-        snprintf(line, sizeof line, "error: [crash] signal %d (%s) at address %p (kernel %s, block %lld)\n", sig,
-                 strsignal(sig), info->si_addr, kernel, block);
+        snprintf(line, sizeof line, "error: [crash] signal %d (%s) at address %p (kernel %s, block %lld%s)\n", sig,
+                 strsignal(sig), info->si_addr, kernel, block, after);
     }
     if (write(2, line, strlen(line)) < 0) {
     }
@@ -871,9 +904,36 @@ void arm_watchdog() {
     if (g_options.timeout_s <= 0 || g_watchdog_armed.exchange(true)) return;
     std::thread([] {
         std::this_thread::sleep_for(std::chrono::duration<double>(g_options.timeout_s));
-        char line[256];
-        snprintf(line, sizeof line, "error: [timeout] the kernel ran longer than %.1f s of host time (kernel %s)\n",
-                 g_options.timeout_s, g_launch ? g_launch->kernel.c_str() : "?");
+        // Where the running blocks are: the last Ascend C call each made (a spin loop usually calls one).
+        char where[400] = "";
+        Launch* L = g_launch;
+        for (int attempt = 0; L && attempt < 100 && !where[0]; ++attempt) {
+            if (!L->mu.try_lock()) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                continue;
+            }
+            const BlockCtx* first = nullptr;
+            int others = 0;
+            for (const BlockCtx* c : L->running) {
+                if (!c->last_site.load(std::memory_order_relaxed)) continue;
+                if (first) ++others;
+                else first = c;
+            }
+            if (first && g_sites_mu.try_lock()) {
+                const uint32_t id = first->last_site.load(std::memory_order_relaxed);
+                const Site& s = g_sites[id < g_sites.size() ? id : 0];
+                snprintf(where, sizeof where, "; block %lld%s was last in %s at %s:%d", (long long)first->idx,
+                         others ? (" (and " + std::to_string(others) + " more still running)").c_str() : "", s.api,
+                         s.file, s.line);
+                g_sites_mu.unlock();
+            }
+            L->mu.unlock();
+            break;
+        }
+        char line[600];
+        snprintf(line, sizeof line,
+                 "error: [timeout] the kernel ran longer than %.1f s of host time%s (an endless loop?) (kernel %s)\n",
+                 g_options.timeout_s, where, L ? L->kernel.c_str() : "?");
         if (write(2, line, strlen(line)) < 0) {
         }
         if (g_options.report_path) {
@@ -919,6 +979,10 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
     t_ctx = &c;
     ::block_idx = idx;
     ::block_num = num;
+    {
+        std::lock_guard<std::mutex> lock(g_launch->mu);
+        g_launch->running.push_back(&c);
+    }
     try {
         body(closure);
         end_of_block_checks(c);
@@ -929,6 +993,8 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
     {
         std::lock_guard<std::mutex> lock(g_launch->mu);
         ++g_launch->finished;
+        auto& run = g_launch->running;
+        run.erase(std::remove(run.begin(), run.end(), &c), run.end());
         // MTE2 and MTE3 of one block share its part of the chip's GM bandwidth: the block cannot finish
         // before its GM bytes have gone through that share.
         const double share_gbps = soc_config.gm_bandwidth_gbps / double(std::max<int64_t>(g_launch->active_blocks, 1));

@@ -1,6 +1,7 @@
 // Internal state of the simulator runtime: one BlockCtx per running block, and the launch it belongs to.
 #pragma once
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -79,6 +80,8 @@ struct BlockCtx {
     int epoch = 0;  // SyncAll barriers passed
     std::vector<TraceEvent> trace;
     bool aborted = false;
+    // The latest API call site, readable from the watchdog thread (names where a hung block is).
+    std::atomic<uint32_t> last_site{0};
 };
 
 BlockCtx& ctx();
@@ -86,6 +89,5 @@ const Site& site(uint32_t id);
 uint32_t intern_site(const char* api, const char* file, int line);
 double now_cycles(const BlockCtx& c);
 void add_copy_bytes(CopyDir dir, uint64_t bytes);
-void gm_rename(void* p, const std::string& name);
 
 }  // namespace tuner_sim
