@@ -323,3 +323,402 @@ def test_half_add_ties_round_to_even(kernels):
     b2 = b2.astype(np.float16)
     z = run_binary(kernels, "half", "Add", a2, b2, z0, form=0, count=BIN_LEN)
     assert_same(z, (f32(a2) + f32(b2)).astype(np.float16), "below the overflow tie")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# (2) Tensor-scalar APIs
+
+
+SCALAR_OPS = ["Adds", "Muls", "Maxs", "Mins", "LeakyRelu"]
+SCALAR_TYPES = {"half": SCALAR_OPS, "float": SCALAR_OPS, "int32_t": SCALAR_OPS[:4], "int16_t": SCALAR_OPS[:4]}
+SCALAR_CASES = [(t, op) for t, ops in SCALAR_TYPES.items() for op in ops]
+SCALAR_TILING = Tiling("op form len count repeat mask0 mask1 dstBlk srcBlk dstRep srcRep",
+                       {"dstBlk": 1, "srcBlk": 1, "dstRep": 8, "srcRep": 8}, scalar=True)
+UNARY_STRIDES = [(1, 1, 8, 8), (2, 1, 20, 8), (1, 3, 8, 24), (1, 0, 9, 1)]  # dstBlk, srcBlk, dstRep, srcRep
+
+
+def ref_scalar(op: str, a: np.ndarray, s: float) -> np.ndarray:
+    dt = a.dtype
+    x = f32(a) if dt.kind == "f" else a.astype(np.int64)
+    c = np.float32(s) if dt.kind == "f" else int(s)
+    r = {"Adds": lambda: x + c, "Muls": lambda: x * c, "Maxs": lambda: np.maximum(x, c),
+         "Mins": lambda: np.minimum(x, c), "LeakyRelu": lambda: np.where(x >= 0, x, x * c)}[op]()
+    if dt.kind in "iu":
+        bits = dt.itemsize * 8
+        r = (r + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
+    return np.asarray(r).astype(dt)
+
+
+def scalar_inputs(dtype: str, op: str, n: int = BIN_LEN):
+    dt = NP[dtype]
+    rng = rng_for("scalar", dtype, op)
+    lim = 30000 if dt == np.int16 else (10**9 if dt == np.int32 else 100)
+    x = random_values(rng, dt, n, -lim, lim)
+    z0 = random_values(rng, dt, n, -lim, lim)
+    s = {"Adds": -37.25, "Muls": 0.3125, "Maxs": 1.5, "Mins": -2.75, "LeakyRelu": 0.125}[op]
+    if dt in (np.int16, np.int32):
+        s = {"Adds": 12345, "Muls": -7, "Maxs": 100, "Mins": -100}[op]
+    return x, z0, s
+
+
+def run_scalar(kernels, dtype, op, x, z0, s, **tiling) -> np.ndarray:
+    n = x.size
+    args = [GmIn(x, "x"), GmIn(z0, "z0"), GmOut(np.dtype(NP[dtype]), (n,), "z"),
+            SCALAR_TILING(op=SCALAR_OPS.index(op), len=n, scalar=s, **tiling)]
+    return kernels.run("api_scalar", {"DTYPE": dtype}, args).outputs[0]
+
+
+def _ustrides(s):
+    return {"dstBlk": s[0], "srcBlk": s[1], "dstRep": s[2], "srcRep": s[3]}
+
+
+@pytest.mark.parametrize("dtype,op", SCALAR_CASES)
+def test_scalar_count_form(kernels, dtype, op):
+    x, z0, s = scalar_inputs(dtype, op)
+    n = 999
+    z = run_scalar(kernels, dtype, op, x, z0, s, form=0, count=n)
+    assert_same(z[:n], ref_scalar(op, x[:n], s), f"{op} count form")
+    assert_same(z[n:], z0[n:], "past count")
+    z = run_scalar(kernels, dtype, op, x, z0, s, form=3, count=n)  # in place
+    assert_same(z[:n], ref_scalar(op, x[:n], s), f"{op} in place")
+    assert_same(z[n:], x[n:], "in place, past count")
+
+
+@pytest.mark.parametrize("stride", range(len(UNARY_STRIDES)))
+@pytest.mark.parametrize("dtype,op", SCALAR_CASES)
+def test_scalar_repeat_forms(kernels, dtype, op, stride):
+    x, z0, s = scalar_inputs(dtype, op)
+    st = UNARY_STRIDES[stride]
+    dt = NP[dtype]
+    fn = lambda a: ref_scalar(op, np.array([a]), s)[0]  # noqa: E731
+    strides = [(st[0], st[2]), (st[1], st[3])]
+    mask = lanes_of(dt) - 3 * stride - 1
+    z = run_scalar(kernels, dtype, op, x, z0, s, form=1, count=mask, repeat=3, **_ustrides(st))
+    assert_same(z, ref_repeat(dt, fn, z0, [x], mask_lanes(dt, count=mask), 3, strides), f"{op} mask count")
+    m0, m1 = 0xDEAD_BEEF_0123_4567 ^ stride, 0x8000_0000_FFFF_0001
+    z = run_scalar(kernels, dtype, op, x, z0, s, form=2, mask0=m0, mask1=m1, repeat=2, **_ustrides(st))
+    assert_same(z, ref_repeat(dt, fn, z0, [x], mask_lanes(dt, bits=(m0, m1)), 2, strides), f"{op} bit mask")
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_scalar_bit_mask_in_place(kernels, dtype):
+    x, z0, s = scalar_inputs(dtype, "Muls")
+    dt = NP[dtype]
+    m0, m1 = 0x5555_AAAA_5555_AAAA, 0x0123_4567_89AB_CDEF
+    z = run_scalar(kernels, dtype, "Muls", x, z0, s, form=4, mask0=m0, mask1=m1, repeat=4,
+                   **_ustrides((2, 2, 16, 16)))
+    fn = lambda a: ref_scalar("Muls", np.array([a]), s)[0]  # noqa: E731
+    want = ref_repeat(dt, fn, x, [x], mask_lanes(dt, bits=(m0, m1)), 4, [(2, 16), (2, 16)])
+    assert_same(z, want, "Muls in place, bit mask")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# (3) Unary APIs
+
+
+UNARY_OPS = ["Exp", "Ln", "Abs", "Sqrt", "Rsqrt", "Reciprocal", "Relu"]
+UNARY_CASES = [(t, op) for t in ("half", "float") for op in UNARY_OPS] + [("int32_t", "Relu")]
+UNARY_TILING = Tiling("op form len count repeat mask0 mask1 dstBlk srcBlk dstRep srcRep",
+                      {"dstBlk": 1, "srcBlk": 1, "dstRep": 8, "srcRep": 8})
+EXACT_UNARY = {"Abs", "Relu"}
+
+
+def ref_unary(op: str, a: np.ndarray) -> np.ndarray:
+    """float64 reference (the tolerance check rounds it to the element type)."""
+    if a.dtype.kind in "iu":
+        return np.maximum(a, 0)
+    x = a.astype(np.float64)
+    with np.errstate(all="ignore"):
+        return {"Exp": np.exp, "Ln": np.log, "Abs": np.abs, "Sqrt": np.sqrt, "Rsqrt": lambda v: 1 / np.sqrt(v),
+                "Reciprocal": lambda v: 1 / v, "Relu": lambda v: np.maximum(v, 0)}[op](x)
+
+
+def ordered_bits(a: np.ndarray) -> np.ndarray:
+    """Integers that order like the floats they encode, one apart for adjacent values (ulp distance)."""
+    bits = a.view(UINT[a.dtype.itemsize]).astype(np.int64)
+    sign = 1 << (a.dtype.itemsize * 8 - 1)
+    return np.where(bits & sign, -(bits & (sign - 1)), bits)
+
+
+def assert_close_unary(op: str, got: np.ndarray, src: np.ndarray, what: str) -> None:
+    want = ref_unary(op, src)
+    if op in EXACT_UNARY or got.dtype.kind in "iu":
+        assert_same(got, want.astype(got.dtype), what)
+    elif got.dtype == np.float32:
+        np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-6, atol=0, err_msg=what)
+    else:  # half: at most one unit in the last place from the correctly rounded value
+        dist = np.abs(ordered_bits(got) - ordered_bits(want.astype(np.float16)))
+        assert dist.max() <= 1, f"{what}: {int((dist > 1).sum())} results more than 1 ulp off"
+
+
+def unary_inputs(dtype: str, op: str, n: int = BIN_LEN):
+    dt = NP[dtype]
+    rng = rng_for("unary", dtype, op)
+    lo, hi = {"Exp": (-10, 10) if dt == np.float16 else (-80, 80), "Ln": (1e-3, 6e4), "Sqrt": (0, 6e4),
+              "Rsqrt": (1e-3, 6e4), "Reciprocal": (0.01, 1000)}.get(op, (-1000, 1000))
+    x = random_values(rng, dt, n, lo, hi)
+    if op == "Reciprocal":
+        x = np.where(rng.random(n) < 0.5, x, -x).astype(dt)
+    z0 = random_values(rng, dt, n, -5, 5)
+    return x, z0
+
+
+def run_unary(kernels, dtype, op, x, z0, **tiling) -> np.ndarray:
+    n = x.size
+    args = [GmIn(x, "x"), GmIn(z0, "z0"), GmOut(np.dtype(NP[dtype]), (n,), "z"),
+            UNARY_TILING(op=UNARY_OPS.index(op), len=n, **tiling)]
+    return kernels.run("api_unary", {"DTYPE": dtype}, args).outputs[0]
+
+
+@pytest.mark.parametrize("dtype,op", UNARY_CASES)
+def test_unary_count_form(kernels, dtype, op):
+    x, z0 = unary_inputs(dtype, op)
+    n = 1001
+    z = run_unary(kernels, dtype, op, x, z0, form=0, count=n)
+    assert_close_unary(op, z[:n], x[:n], f"{op} count form")
+    assert_same(z[n:], z0[n:], "past count")
+    z = run_unary(kernels, dtype, op, x, z0, form=3, count=n)
+    assert_close_unary(op, z[:n], x[:n], f"{op} in place")
+    assert_same(z[n:], x[n:], "in place, past count")
+
+
+def _unary_expect(op, dt, x, z0, lanes, repeat, st):
+    """Active destination lanes get op(source lane); the rest of dst keeps z0."""
+    want = z0.copy()
+    got_idx, src_idx = [], []
+    for r in range(repeat):
+        for lane in lanes:
+            got_idx.append(elem_index(dt, r, lane, st[0], st[2]))
+            src_idx.append(elem_index(dt, r, lane, st[1], st[3]))
+    return want, np.array(got_idx), np.array(src_idx)
+
+
+@pytest.mark.parametrize("stride", range(len(UNARY_STRIDES)))
+@pytest.mark.parametrize("dtype,op", UNARY_CASES)
+def test_unary_repeat_forms(kernels, dtype, op, stride):
+    x, z0 = unary_inputs(dtype, op)
+    st = UNARY_STRIDES[stride]
+    dt = NP[dtype]
+    m0, m1 = 0xF00F_1234_8765_FFFF, 0x0000_FFFF_0F0F_0001
+    for form, lanes, extra in ((1, mask_lanes(dt, count=lanes_of(dt) - 9), {"count": lanes_of(dt) - 9}),
+                               (2, mask_lanes(dt, bits=(m0, m1)), {"mask0": m0, "mask1": m1})):
+        z = run_unary(kernels, dtype, op, x, z0, form=form, repeat=3, **extra, **_ustrides(st))
+        want, dst_idx, src_idx = _unary_expect(op, dt, x, z0, lanes, 3, st)
+        untouched = np.ones(x.size, bool)
+        untouched[dst_idx] = False
+        assert_same(z[untouched], z0[untouched], f"{op} form {form}: inactive lanes")
+        assert_close_unary(op, z[dst_idx], x[src_idx], f"{op} form {form} strides {st}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# (4) Duplicate, Brcb
+
+
+FILL_TYPES = ["half", "float", "int16_t", "bfloat16_t"]
+FILL_TILING = Tiling("form len count repeat mask0 mask1 dstBlk dstRep", {"dstBlk": 1, "dstRep": 8}, scalar=True)
+FILL_LEN = 2048
+
+
+def fill_inputs(dtype: str):
+    rng = rng_for("fill", dtype)
+    x = random_values(rng, NP[dtype], FILL_LEN, -1000, 1000)
+    z0 = random_values(rng, NP[dtype], FILL_LEN, -1000, 1000)
+    return x, z0
+
+
+def run_fill(kernels, dtype, x, z0, **tiling) -> np.ndarray:
+    args = [GmIn(x, "x"), GmIn(z0, "z0"), GmOut(np.dtype(NP[dtype]), (FILL_LEN,), "z"),
+            FILL_TILING(len=FILL_LEN, **tiling)]
+    return kernels.run("api_fill", {"DTYPE": dtype}, args).outputs[0]
+
+
+@pytest.mark.parametrize("dtype", FILL_TYPES)
+def test_duplicate(kernels, dtype):
+    dt = NP[dtype]
+    x, z0 = fill_inputs(dtype)
+    value = -3.5 if dtype != "int16_t" else -1234
+    v = np.array([value]).astype(dt)[0]
+    z = run_fill(kernels, dtype, x, z0, form=0, count=777, scalar=value)
+    want = z0.copy()
+    want[:777] = v
+    assert_same(z, want, "Duplicate count form")
+    for dst_blk, dst_rep in ((1, 8), (2, 20), (3, 7)):
+        mask = lanes_of(dt) - 11
+        z = run_fill(kernels, dtype, x, z0, form=1, count=mask, repeat=4, dstBlk=dst_blk, dstRep=dst_rep,
+                     scalar=value)
+        want = ref_repeat(dt, lambda: v, z0, [], mask_lanes(dt, count=mask), 4, [(dst_blk, dst_rep)])
+        assert_same(z, want, f"Duplicate mask count, dstBlockStride {dst_blk} dstRepeatStride {dst_rep}")
+        m0, m1 = 0x8421_8421_FFFF_0000, 0x7777_0000_0000_0001
+        z = run_fill(kernels, dtype, x, z0, form=2, mask0=m0, mask1=m1, repeat=3, dstBlk=dst_blk, dstRep=dst_rep,
+                     scalar=value)
+        want = ref_repeat(dt, lambda: v, z0, [], mask_lanes(dt, bits=(m0, m1)), 3, [(dst_blk, dst_rep)])
+        assert_same(z, want, f"Duplicate bit mask, dstBlockStride {dst_blk} dstRepeatStride {dst_rep}")
+
+
+@pytest.mark.parametrize("dtype", FILL_TYPES)
+@pytest.mark.parametrize("dst_blk,dst_rep", [(1, 8), (2, 16), (1, 10), (3, 24)])
+def test_brcb(kernels, dtype, dst_blk, dst_rep):
+    """Brcb: per repeat, source elements 8r..8r+7 each fill one 32-byte block of dst at
+    (r*dstRepStride + j*dstBlkStride)*32 bytes (ascendc.md §5.6)."""
+    dt = NP[dtype]
+    x, z0 = fill_inputs(dtype)
+    repeat = 5
+    z = run_fill(kernels, dtype, x, z0, form=3, repeat=repeat, dstBlk=dst_blk, dstRep=dst_rep)
+    want = z0.copy()
+    per = 32 // np.dtype(dt).itemsize
+    for r in range(repeat):
+        for j in range(8):
+            start = (r * dst_rep + j * dst_blk) * per
+            want[start:start + per] = x[8 * r + j]
+    assert_same(z, want, f"Brcb blk {dst_blk} rep {dst_rep}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# (5) Cast
+
+
+ROUND_MODES = ["NONE", "RINT", "FLOOR", "CEIL", "ROUND", "TRUNC", "ODD"]
+CAST_PAIRS = [("float", "half"), ("half", "float"), ("bfloat16_t", "float"), ("float", "bfloat16_t"),
+              ("int32_t", "float"), ("float", "int32_t")]  # (dst, src)
+CAST_TILING = Tiling("form len round count repeat mask0 mask1 dstBlk srcBlk dstRep srcRep",
+                     {"dstBlk": 1, "srcBlk": 1, "dstRep": 8, "srcRep": 8})
+CAST_LEN = 4096
+
+
+def cast_table() -> dict[tuple[str, str], list[str]]:
+    from tuner.sim.codegen import cast_modes
+    return cast_modes(get_soc(DEFAULT_SOC).vector_costs)
+
+
+CAST_CASES = [(d, s, m) for d, s in CAST_PAIRS for m in ROUND_MODES]
+
+
+def round_float_format(x: np.ndarray, dt, mode: str) -> np.ndarray:
+    """Reference rounding of exact values `x` (float64, finite, inside the format's finite range) to the
+    floating format `dt` under a RoundMode: NONE/RINT nearest-even, FLOOR toward -inf, CEIL toward +inf,
+    ROUND nearest with ties away from zero, TRUNC toward zero, ODD to the neighbour with an odd last bit."""
+    ut = UINT[np.dtype(dt).itemsize]
+    sign_bit = ut(1) << ut(np.dtype(dt).itemsize * 8 - 1)
+    mag = np.abs(x)
+    rne = mag.astype(dt)
+    rb = rne.view(ut).astype(np.int64)
+    rv = rne.astype(np.float64)
+    lo = np.where(rv > mag, rb - 1, rb)
+    hi = np.where(rv < mag, rb + 1, rb)
+    lo_v = lo.astype(ut).view(dt).astype(np.float64)
+    hi_v = hi.astype(ut).view(dt).astype(np.float64)
+    neg = np.signbit(x)
+    pick = {
+        "NONE": rb, "RINT": rb, "TRUNC": lo,
+        "FLOOR": np.where(neg, hi, lo), "CEIL": np.where(neg, lo, hi),
+        "ROUND": np.where(mag - lo_v >= hi_v - mag, hi, lo),
+        "ODD": np.where(lo == hi, lo, np.where(lo % 2 == 1, lo, hi)),
+    }[mode]
+    bits = pick.astype(ut) | np.where(neg, sign_bit, ut(0)).astype(ut)
+    return bits.view(dt)
+
+
+def ref_cast(dst: str, src: str, x: np.ndarray, mode: str) -> np.ndarray:
+    v = x.astype(np.float64)
+    if dst == "int32_t":
+        r = {"RINT": np.rint, "FLOOR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc,
+             "ROUND": lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5)}[mode](v)
+        return r.astype(np.int32)
+    return round_float_format(v, NP[dst], mode)
+
+
+def cast_inputs(dst: str, src: str) -> np.ndarray:
+    rng = rng_for("cast", dst, src)
+    n = CAST_LEN
+    k = n // 4
+    if src in ("half", "bfloat16_t"):
+        bits = rng.integers(0, 2**16, n, dtype=np.uint32).astype(np.uint16)
+        bits[(bits & 0x7F80 if src == "bfloat16_t" else bits & 0x7C00) == (0x7F80 if src == "bfloat16_t"
+                                                                          else 0x7C00)] &= 0x3FFF  # no inf/nan
+        return bits.view(NP[src])
+    if src == "int32_t":
+        big = rng.integers(-(2**31), 2**31 - 1, k, dtype=np.int64)
+        tie = (rng.integers(2**24, 2**30, k, dtype=np.int64) >> 1 << 1) | 1  # odd, > 2^24: needs rounding
+        tie = tie * np.where(rng.random(k) < 0.5, 1, -1)
+        small = rng.integers(-(2**24), 2**24, n - 2 * k, dtype=np.int64)
+        return np.concatenate([big, tie, small]).astype(np.int32)
+    # float sources
+    if dst == "int32_t":
+        frac = rng.uniform(-1e6, 1e6, k)
+        ties = rng.integers(-(10**6), 10**6, k) + 0.5
+        near = rng.integers(-100, 100, k) + rng.choice([0.0, 0.25, 0.5, 0.75, -0.5], k)
+        rest = rng.uniform(-3, 3, n - 3 * k)
+        return np.concatenate([frac, ties, near, rest]).astype(np.float32)
+    narrow = NP[dst]
+    if narrow == np.float16:
+        exact = rng.uniform(-60000, 60000, k).astype(np.float16).astype(np.float64)
+        sub = rng.uniform(-6e-5, 6e-5, k)  # half subnormals
+        wide = rng.uniform(-65000, 65000, k)
+    else:
+        exact = (rng.uniform(-1, 1, k) * 10.0 ** rng.integers(-30, 30, k)).astype(BF16).astype(np.float64)
+        sub = rng.uniform(-1, 1, k) * 10.0 ** rng.integers(-37, -30, k)
+        wide = rng.uniform(-1, 1, k) * 10.0 ** rng.integers(-30, 37, k)
+    up = (np.abs(exact).astype(narrow).view(np.uint16) + 1).view(narrow).astype(np.float64)  # next value up
+    ties = np.sign(exact) * (np.abs(exact) + (up - np.abs(exact)) / 2)  # exact midpoints, representable in float
+    x = np.concatenate([exact, sub, wide, ties[: n - 3 * k]])
+    return x.astype(np.float32)
+
+
+def run_cast(kernels, dst, src, x, z0, **tiling) -> SimResult:
+    args = [GmIn(x, "x"), GmIn(z0, "z0"), GmOut(np.dtype(NP[dst]), (x.size,), "z"),
+            CAST_TILING(len=x.size, **tiling)]
+    return kernels.run("api_cast", {"DST_T": dst, "SRC_T": src}, args, ok=False)
+
+
+@pytest.mark.parametrize("dst,src,mode", CAST_CASES)
+def test_cast_round_modes(kernels, dst, src, mode):
+    """Every mode api_support.yaml lists for the pair is bit-exact against the reference rounding; every
+    other mode is an `unsupported` fault."""
+    allowed = cast_table()[(dst, src)]
+    x = cast_inputs(dst, src)
+    z0 = np.zeros(x.size, NP[dst])
+    r = run_cast(kernels, dst, src, x, z0, form=0, count=x.size, round=ROUND_MODES.index(mode))
+    if mode not in allowed:
+        assert [f.cls for f in r.faults] == ["unsupported"], r.faults
+        assert mode in r.faults[0].text and "Cast" in r.faults[0].text
+        return
+    assert r.ok, [f.text for f in r.faults]
+    assert_same(r.outputs[0], ref_cast(dst, src, x, mode), f"Cast {src}->{dst} {mode}")
+
+
+def test_cast_inputs_cover_ties():
+    """The float->half/bf16 inputs include exact ties, so RINT, ROUND and ODD really differ."""
+    for dst in ("half", "bfloat16_t"):
+        x = cast_inputs(dst, "float").astype(np.float64)
+        assert (ref_cast(dst, "float", x, "RINT") != ref_cast(dst, "float", x, "ROUND")).sum() > 100
+        assert (ref_cast(dst, "float", x, "FLOOR") != ref_cast(dst, "float", x, "CEIL")).sum() > 1000
+
+
+@pytest.mark.parametrize("dst,src,mode", [("half", "float", "ROUND"), ("float", "half", "NONE"),
+                                          ("int32_t", "float", "FLOOR")])
+def test_cast_repeat_forms(kernels, dst, src, mode):
+    """Repeat forms: 256 bytes of the wider type per repeat; each operand's strides count its own 32-byte
+    blocks. Choice (ascendc.md §5.7 marks this (?)): lane i of a repeat is element i of that repeat in
+    both operands, so float->half with default strides reads 8 float blocks and writes 4 half blocks
+    per repeat (dstRepStride 4 packs the output)."""
+    sdt, ddt = NP[src], NP[dst]
+    lanes = 256 // max(np.dtype(sdt).itemsize, np.dtype(ddt).itemsize)
+    x = cast_inputs(dst, src)
+    z0 = random_values(rng_for("cast z0"), ddt, x.size, -9, 9)
+    narrow_dst = np.dtype(ddt).itemsize < np.dtype(sdt).itemsize
+    cases = [
+        # (form, mask kwargs, lanes, dstBlk, srcBlk, dstRep, srcRep)
+        (1, {"count": lanes}, list(range(lanes)), 1, 1, 4 if narrow_dst else 8, 8 if narrow_dst else 4),
+        (1, {"count": lanes - 13}, list(range(lanes - 13)), 2, 1, 12, 10),
+        (2, {"mask0": 0xFFFF_0000_8888_1111}, mask_lanes(np.float32, bits=(0xFFFF_0000_8888_1111, 0)), 1, 2, 8, 16),
+    ]
+    for form, mask, active, dblk, sblk, drep, srep in cases:
+        r = run_cast(kernels, dst, src, x, z0, form=form, round=ROUND_MODES.index(mode), repeat=3,
+                     dstBlk=dblk, srcBlk=sblk, dstRep=drep, srcRep=srep, **mask)
+        assert r.ok, [f.text for f in r.faults]
+        want = z0.copy()
+        for rep in range(3):
+            for lane in active:
+                si = elem_index(sdt, rep, lane, sblk, srep)
+                want[elem_index(ddt, rep, lane, dblk, drep)] = ref_cast(dst, src, x[si:si + 1], mode)[0]
+        assert_same(r.outputs[0], want, f"Cast {src}->{dst} form {form} strides {(dblk, sblk, drep, srep)}")
