@@ -544,6 +544,17 @@ void live_tensor_delta(int position, int delta) {
     }
 }
 
+void tensor_leak(int position, int count, bool enqueued, Loc loc) {
+    if (!t_ctx || t_ctx->aborted) return;
+    BlockCtx& c = *t_ctx;
+    c.site = intern_site("TQue::AllocTensor", loc.file, loc.line);
+    c.live_tensors[position & 31] -= count;
+    fault_soft(FaultClass::QueueMisuse,
+               "%d tensor(s) allocated on position %s are never freed (the queue goes out of scope with them %s); "
+               "a FreeTensor is missing",
+               count, position_name(position), enqueued ? "still in the queue" : "allocated");
+}
+
 // Scalar GetValue/SetValue on UB. Under auto-sync the compiler makes the scalar wait for the pipes that
 // touched the element, and makes later vector/DMA work wait for the scalar (as bisheng does on 2201).
 void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {

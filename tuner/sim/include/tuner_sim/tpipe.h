@@ -1,5 +1,7 @@
 // TPipe, TQue/TQueBind and TBuf: UB carved into buffers, and the queues whose events order the pipes.
 #pragma once
+#include <exception>
+
 #include "tensor.h"
 
 namespace tuner_sim {
@@ -16,6 +18,8 @@ constexpr int consumer_pipe(AscendC::TPosition src, AscendC::TPosition dst) {
     return (dst == AscendC::TPosition::VECOUT || dst == AscendC::TPosition::GM) ? int(Pipe::MTE3) : int(Pipe::V);
 }
 const char* position_name(int position);
+// A queue going out of scope while `count` of its tensors are still allocated (the first allocated at `loc`).
+void tensor_leak(int position, int count, bool enqueued, Loc loc);
 
 }  // namespace tuner_sim
 
@@ -25,6 +29,22 @@ template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:
     __aicore__ inline TQueBind() = default;
+    TQueBind(const TQueBind&) = delete;
+    TQueBind& operator=(const TQueBind&) = delete;
+    // A tensor still allocated when its queue goes away is never freed: reported at its AllocTensor line.
+    // Not while unwinding from a fatal fault, whose tensors are left allocated by the abort itself.
+    ~TQueBind() {
+        if (num_ == 0 || std::uncaught_exceptions() > 0) return;
+        int leaked = 0, first = -1;
+        bool enqueued = false;
+        for (int k = 0; k < num_; ++k) {
+            if (state_[k] == kFree) continue;
+            if (first < 0) first = k;
+            enqueued = enqueued || state_[k] == kEnqueued;
+            ++leaked;
+        }
+        if (leaked) tuner_sim::tensor_leak(int(src), leaked, enqueued, alloc_loc_[first]);
+    }
 
     template <typename T>
     __aicore__ inline LocalTensor<T> AllocTensor(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -52,6 +72,7 @@ public:
         }
         next_alloc_ = (slot + 1) % num_;
         state_[slot] = kAllocated;
+        alloc_loc_[slot] = loc;
         tuner_sim::live_tensor_delta(int(src), +1);
         tuner_sim::queue_slot_wait(token(slot, 1), producer);
         tensor.tuner_bind(base_ + slot * len_, len_ / sizeof(T), base_ + (slot + 1) * len_, src);
@@ -164,6 +185,7 @@ private:
     uint8_t num_ = 0;
     uint8_t state_[tuner_sim::kMaxQueueSlots] = {};
     uint8_t fifo_[tuner_sim::kMaxQueueSlots] = {};
+    tuner_sim::Loc alloc_loc_[tuner_sim::kMaxQueueSlots] = {};
     int head_ = 0;
     int count_ = 0;
     int next_alloc_ = 0;
