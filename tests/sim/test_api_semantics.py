@@ -722,3 +722,171 @@ def test_cast_repeat_forms(kernels, dst, src, mode):
                 si = elem_index(sdt, rep, lane, sblk, srep)
                 want[elem_index(ddt, rep, lane, dblk, drep)] = ref_cast(dst, src, x[si:si + 1], mode)[0]
         assert_same(r.outputs[0], want, f"Cast {src}->{dst} form {form} strides {(dblk, sblk, drep, srep)}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# (6) Reductions
+
+
+REDUCE_OPS = ["Sum", "Max", "Min"]
+REDUCE_CASES = [(t, op) for t in ("half", "float") for op in REDUCE_OPS]
+REDUCE_TILING = Tiling("op form len outLen count repeat mask0 mask1 dstRep srcBlk srcRep index",
+                       {"srcBlk": 1, "srcRep": 8, "dstRep": 1})
+REDUCE_LEN, REDUCE_OUT = 4096, 512
+ORDERS = ["VALUE_INDEX", "INDEX_VALUE", "ONLY_VALUE", "ONLY_INDEX"]
+
+
+def reduce_inputs(dtype: str, op: str, integers: bool):
+    """Integer-valued data makes every summation order exact (partial sums stay below 2^11 for half)."""
+    rng = rng_for("reduce", dtype, op, integers)
+    dt = NP[dtype]
+    x = (rng.integers(-3, 4, REDUCE_LEN) if integers else rng.uniform(-50, 50, REDUCE_LEN)).astype(dt)
+    z0 = rng.uniform(-9, 9, REDUCE_OUT).astype(dt)
+    return x, z0
+
+
+def run_reduce(kernels, dtype, op, x, z0, **tiling) -> np.ndarray:
+    args = [GmIn(x, "x"), GmIn(z0, "z0"), GmOut(np.dtype(NP[dtype]), (z0.size,), "z"),
+            REDUCE_TILING(op=REDUCE_OPS.index(op), len=x.size, outLen=z0.size, **tiling)]
+    return kernels.run("api_reduce", {"DTYPE": dtype}, args).outputs[0]
+
+
+def check_reduced(op: str, got_value, got_index, vals: np.ndarray, positions: np.ndarray | None, exact: bool,
+                  what: str) -> None:
+    """`vals` in the order the API sees them; `positions[k]` is the index the API reports for vals[k]."""
+    if op == "Sum":
+        want = vals.astype(np.float64).sum()
+        if exact:
+            assert float(got_value) == want, f"{what}: sum {got_value} != {want}"
+        else:
+            tol = (1e-6 if vals.dtype == np.float32 else 1e-2) * np.abs(vals.astype(np.float64)).sum()
+            assert abs(float(got_value) - want) <= tol, f"{what}: sum {got_value} vs {want}"
+        return
+    k = int(np.argmax(vals) if op == "Max" else np.argmin(vals))  # first occurrence
+    assert_same(np.array([got_value]), vals[k:k + 1], f"{what}: value")
+    if got_index is not None:
+        assert int(got_index) == int(positions[k]), f"{what}: index {int(got_index)} != {int(positions[k])}"
+
+
+def index_bits(z: np.ndarray, i: int) -> int:
+    return int(z.view(UINT[z.dtype.itemsize])[i])
+
+
+@pytest.mark.parametrize("dtype,op", REDUCE_CASES)
+@pytest.mark.parametrize("integers", [True, False])
+def test_reduce_count_form(kernels, dtype, op, integers):
+    """ReduceSum/Max/Min count form: result in dst[0]; with calIndex, dst[1] holds the index of the first
+    extreme as the bits of the value type (reinterpret as uint16/uint32)."""
+    x, z0 = reduce_inputs(dtype, op, integers)
+    for n in (1000, 64, 4096):
+        xs = x.copy()
+        if op != "Sum":
+            k = n // 3
+            xs[n - 2] = xs[k] = (xs[:n].max() + 1) if op == "Max" else (xs[:n].min() - 1)  # a tie: index k wins
+        for cal in ((0, 1) if op != "Sum" else (0,)):
+            z = run_reduce(kernels, dtype, op, xs, z0, form=0, count=n, index=cal)
+            check_reduced(op, z[0], index_bits(z, 1) if cal else None, xs[:n], np.arange(n), integers,
+                          f"Reduce{op} count={n} calIndex={cal}")
+            assert_same(z[2:], z0[2:], "dst past the result")
+
+
+@pytest.mark.parametrize("dtype,op", REDUCE_CASES)
+def test_reduce_repeat_forms(kernels, dtype, op):
+    """Reduce* repeat forms reduce the active lanes of all repeats to dst[0] (and the index to dst[1]).
+    The index is the position in the repeat sequence, repeat * lanesPerRepeat + lane (ReduceMax.md: the
+    per-repeat inner index combined with the repeat's position). Choice: with srcRepStride != 8 the index
+    still counts lanesPerRepeat per repeat, not the element offset in src (unconfirmed)."""
+    dt = NP[dtype]
+    lanes = lanes_of(dt)
+    x, z0 = reduce_inputs(dtype, op, True)
+    m0, m1 = 0x00FF_F0F0_1234_8001, 0x8000_0000_0000_FFFF
+    for form, kw, active in ((1, {"count": lanes - 7}, mask_lanes(dt, count=lanes - 7)),
+                             (2, {"mask0": m0, "mask1": m1}, mask_lanes(dt, bits=(m0, m1)))):
+        for src_rep in (8, 12):
+            repeat = 5
+            pos = [(r, lane) for r in range(repeat) for lane in active]
+            idx = np.array([elem_index(dt, r, lane, 1, src_rep) for r, lane in pos])
+            xs = x.copy()
+            if op != "Sum":  # make the extreme sit at a masked-in lane of a later repeat, tied later on
+                xs[idx[len(idx) // 2]] = xs[idx[-1]] = (xs.max() + 1) if op == "Max" else (xs.min() - 1)
+                xs[elem_index(dt, 0, lanes - 1 if (lanes - 1) not in active else 0, 1, src_rep)] = 0
+            z = run_reduce(kernels, dtype, op, xs, z0, form=form, repeat=repeat, srcRep=src_rep, index=1, **kw)
+            positions = np.array([r * lanes + lane for r, lane in pos])
+            check_reduced(op, z[0], index_bits(z, 1) if op != "Sum" else None, xs[idx], positions, True,
+                          f"Reduce{op} form {form} srcRepStride {src_rep}")
+
+
+WHOLE_CASES = [(t, op, order) for t, op in REDUCE_CASES for order in (ORDERS if op != "Sum" else ["ONLY_VALUE"])]
+
+
+@pytest.mark.parametrize("dtype,op,order", WHOLE_CASES)
+def test_whole_reduce_rows(kernels, dtype, op, order):
+    """WholeReduce*: one result per repeat (a row of <= one repeat), written at dst + r*dstRepStride units;
+    the unit is two elements for VALUE_INDEX/INDEX_VALUE, one element otherwise and for Sum. The index is
+    the lane within the repeat, stored as bits of the value type."""
+    dt = NP[dtype]
+    es = np.dtype(dt).itemsize
+    x, z0 = reduce_inputs(dtype, op, True)
+    row = 48 if es == 2 else 40  # row length: 96 / 160 bytes = 3 / 5 blocks
+    rows = 7
+    pair = op != "Sum" and order in ("VALUE_INDEX", "INDEX_VALUE")
+    for form, dst_rep, src_blk, src_rep, active in (
+        (3, 1, 1, row * es // 32, list(range(row))),   # the sample's per-row idiom
+        (3, 3, 1, row * es // 32 + 2, list(range(row - 5))),
+        (4, 2, 2, 20, mask_lanes(dt, bits=(0x0F0F_FFFF_0000_FF01, 0x1))),
+    ):
+        mask = {"count": len(active)} if form == 3 else {"mask0": 0x0F0F_FFFF_0000_FF01, "mask1": 0x1}
+        z = run_reduce(kernels, dtype, op, x, z0, form=form, repeat=rows, dstRep=dst_rep, srcBlk=src_blk,
+                       srcRep=src_rep, index=ORDERS.index(order), **mask)
+        want = z0.copy()
+        written = np.zeros(z0.size, bool)
+        unit = 2 if pair else 1
+        for r in range(rows):
+            vals = np.array([x[elem_index(dt, r, lane, src_blk, src_rep)] for lane in active])
+            out = r * dst_rep * unit
+            if op == "Sum":
+                want[out] = vals.astype(np.float64).sum()
+                written[out] = True
+                continue
+            k = int(np.argmax(vals) if op == "Max" else np.argmin(vals))
+            lane = np.array([active[k]], UINT[es]).view(dt)[0]
+            slots = {"VALUE_INDEX": [vals[k], lane], "INDEX_VALUE": [lane, vals[k]], "ONLY_VALUE": [vals[k]],
+                     "ONLY_INDEX": [lane]}[order]
+            for j, v in enumerate(slots):
+                want[out + j] = v
+                written[out + j] = True
+        got_bits = z.view(UINT[es])
+        want_bits = want.view(UINT[es])
+        bad = np.flatnonzero(got_bits != want_bits)
+        assert bad.size == 0, (f"WholeReduce{op} {order} form {form}: differs at {bad[:8].tolist()}: "
+                               f"got {got_bits[bad[:8]].tolist()} want {want_bits[bad[:8]].tolist()}")
+        assert written.sum() == rows * len(slots if op != "Sum" else [0])
+
+
+@pytest.mark.parametrize("dtype,op", REDUCE_CASES)
+def test_block_reduce(kernels, dtype, op):
+    """BlockReduce*: each 32-byte block of a repeat reduces to one value; the 8 values of repeat r go to
+    dst + r*dstRepStride*8 elements (dstRepStride unit: 8 elements)."""
+    dt = NP[dtype]
+    per = 32 // np.dtype(dt).itemsize
+    x, z0 = reduce_inputs(dtype, op, True)
+    full = (1 << 64) - 1
+    bits = (0x8001_0203_0408_1121, 0x4000_8000_0101_FFFF) if per == 16 else (0x8102_0408_1020_4080, 0)
+    for form, mask, dst_rep, src_blk, src_rep in ((5, {"count": 256 // np.dtype(dt).itemsize}, 1, 1, 8),
+                                                  (5, {"count": 7 * per + 3}, 2, 2, 16),
+                                                  (6, {"mask0": bits[0], "mask1": bits[1]}, 1, 1, 9),
+                                                  (6, {"mask0": full, "mask1": full}, 3, 1, 8)):
+        active = (mask_lanes(dt, count=mask["count"]) if "count" in mask
+                  else mask_lanes(dt, bits=(mask["mask0"], mask["mask1"])))
+        repeat = 4
+        z = run_reduce(kernels, dtype, op, x, z0, form=form, repeat=repeat, dstRep=dst_rep, srcBlk=src_blk,
+                       srcRep=src_rep, **mask)
+        want = z0.copy()
+        for r in range(repeat):
+            for b in range(8):
+                lanes = [lane for lane in active if lane // per == b]
+                assert lanes, "every block has an active lane in these cases"
+                vals = np.array([x[elem_index(dt, r, lane, src_blk, src_rep)] for lane in lanes])
+                f = {"Sum": np.sum, "Max": np.max, "Min": np.min}[op]
+                want[r * dst_rep * 8 + b] = f(vals.astype(np.float64))
+        assert_same(z, want, f"BlockReduce{op} form {form} mask {mask} strides {(dst_rep, src_blk, src_rep)}")

@@ -375,13 +375,13 @@ void reduce_exec(const ReduceDesc& d) {
     pipe_op(Pipe::V, vec_cycles(cls, d.type, R) + mask_cycles(), spans.data(), int(spans.size()), nullptr, 0);
 
     std::vector<uint8_t> vals;
-    std::vector<uint32_t> lane_of;
+    std::vector<uint64_t> lane_of;  // position of each gathered value: repeat * lanes + lane
     auto gather = [&](uint32_t r, uint32_t lane_lo, uint32_t lane_hi, const Mask128& m) {
         for (uint32_t i = lane_lo; i < lane_hi; ++i) {
             if (!m.test(i)) continue;
             const uint8_t* p = ub + lane_offset(src, es, r, i);
             vals.insert(vals.end(), p, p + es);
-            lane_of.push_back(i);
+            lane_of.push_back(uint64_t(r) * lanes + i);
         }
     };
     if (d.form == ReduceForm::Repeats) {
@@ -389,7 +389,9 @@ void reduce_exec(const ReduceDesc& d) {
         if (lane_of.empty()) return;
         const Reduced res = reduce_values(d.kind, t, vals, lane_of.size());
         store_element(t, ub + d.dst.off, res.value);
-        if (d.cal_index) store_index(d.type, ub + d.dst.off + es, res.index);
+        // The index is the element's position in the repeat sequence (repeat * lanes + lane), as the
+        // hardware derives it from the per-repeat inner index, not its rank among the masked-in lanes.
+        if (d.cal_index) store_index(d.type, ub + d.dst.off + es, lane_of[res.index]);
         return;
     }
     const uint32_t per_block = 32 / es;
@@ -403,7 +405,7 @@ void reduce_exec(const ReduceDesc& d) {
             const Reduced res = reduce_values(d.kind, t, vals, lane_of.size());
             const uint32_t unit = pairs && d.kind != ReduceKind::Sum ? 2 : 1;
             uint8_t* out = ub + d.dst.off + uint64_t(r) * d.dst_rep_stride * unit * es;
-            const size_t lane = lane_of[res.index];
+            const size_t lane = size_t(lane_of[res.index] - uint64_t(r) * lanes);
             switch (d.kind == ReduceKind::Sum ? 2 : d.order) {
                 case 0: store_element(t, out, res.value), store_index(d.type, out + es, lane); break;
                 case 1: store_index(d.type, out, lane), store_element(t, out + es, res.value); break;
