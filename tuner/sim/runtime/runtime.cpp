@@ -161,9 +161,16 @@ bool same_pipe_ordered(const BlockCtx& c, int pipe, uint64_t earlier) {
     return g_options.auto_sync || c.barrier_seq[pipe] >= earlier || c.vc[pipe][pipe] >= earlier;
 }
 
+// Whether the current instruction of `pipe` is ordered after instruction `earlier_seq` of `earlier_pipe`.
+// The scalar unit issues every instruction in program order, so what the scalar pipe knows complete
+// (vc[S], e.g. after a WaitFlag<V_S>) is complete before any later instruction of any pipe starts.
 bool ordered(const BlockCtx& c, int pipe, int earlier_pipe, uint64_t earlier_seq) {
     if (earlier_seq == 0) return true;
-    if (earlier_pipe == pipe) return same_pipe_ordered(c, pipe, earlier_seq);
+    if (c.vc[int(Pipe::S)][earlier_pipe] >= earlier_seq) return true;
+    if (earlier_pipe == pipe) {
+        if (earlier_seq >= c.seq[pipe]) return true;  // the same instruction (e.g. two spans of one copy)
+        return same_pipe_ordered(c, pipe, earlier_seq);
+    }
     return c.vc[pipe][earlier_pipe] >= earlier_seq;
 }
 
