@@ -132,7 +132,33 @@ class Executable:
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|fatal error): (?P<msg>.*)$")
 
 
-def summarize_diagnostics(stderr: str, sources: list[Path]) -> str:
+_UNSUPPORTED_DECL = re.compile(r"^TUNER_SIM_UNSUPPORTED\((\w+),\s*(\w+)\)", re.MULTILINE)
+_CALL_ERROR = re.compile(r"no matching function for call to [‘'`](\w+)[<(]|[‘'`](\w+)[’'] was not declared")
+_DTYPE_ERROR = re.compile(r"^(\w+): this element type is not supported on (\S+)")
+
+
+@cache
+def unsupported_apis() -> dict[str, str]:
+    """APIs unsupported.h refuses, with the reason it gives: {name: why}."""
+    text = (INCLUDE_DIR / "tuner_sim" / "unsupported.h").read_text()
+    whys = dict(re.findall(r'^#define (TUNER_SIM_\w+) "([^"]*)"', text, re.MULTILINE))
+    return {name: whys.get(why, "") for name, why in _UNSUPPORTED_DECL.findall(text)}
+
+
+def _explain(msg: str, soc: Soc | None) -> str:
+    """Say what a raw compiler message means when it comes from a refused API or an API missing on a SoC."""
+    m = _CALL_ERROR.search(msg)
+    name = m and (m[1] or m[2])
+    if name in unsupported_apis():
+        return f"{name} is not supported by the tuner simulator: {unsupported_apis()[name]}"
+    m = _DTYPE_ERROR.match(msg)
+    if m and soc is not None and m[1] in codegen.api_support()["apis"] and not codegen.supported_types(
+            m[1], soc.vector_costs):
+        return f"{m[1]} is not available on {m[2]} (for any element type)"
+    return msg
+
+
+def summarize_diagnostics(stderr: str, sources: list[Path], soc: Soc | None = None) -> str:
     """One line naming the first real problem, in the user's file where possible."""
     names = {str(p) for p in sources} | {p.name for p in sources}
     user_locations = []
@@ -149,9 +175,10 @@ def summarize_diagnostics(stderr: str, sources: list[Path]) -> str:
         if msg.startswith("static assertion failed: "):
             msg = msg.removeprefix("static assertion failed: ")
             where = user_locations[0] if user_locations else f"{m['file']}:{m['line']}"
-            detail = f" [with {with_types[0]}]" if with_types else ""
-            return f"{where}: error: {msg}{detail}"
-        return f"{m['file']}:{m['line']}: error: {msg}"
+            explained = _explain(msg, soc)
+            detail = f" [with {with_types[0]}]" if with_types and explained == msg else ""
+            return f"{where}: error: {explained}{detail}"
+        return f"{m['file']}:{m['line']}: error: {_explain(msg, soc)}"
     return stderr.strip().splitlines()[-1] if stderr.strip() else "compilation failed"
 
 
@@ -172,8 +199,8 @@ def _launch_syntax(sources: list[Path], stderr: str) -> str | None:
     return None
 
 
-def _compile_error(stderr: str, sources: list[Path]) -> CompileError:
-    summary = _launch_syntax(sources, stderr) or summarize_diagnostics(stderr, sources)
+def _compile_error(stderr: str, sources: list[Path], soc: Soc | None = None) -> CompileError:
+    summary = _launch_syntax(sources, stderr) or summarize_diagnostics(stderr, sources, soc)
     return CompileError(summary, stderr)
 
 
@@ -203,11 +230,11 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
             if re.search(rf"'{re.escape(kernel)}' was not declared|{re.escape(kernel)}.*not declared", proc.stderr):
                 raise CompileError(f"{source}: error: no kernel function named '{kernel}' in this source "
                                    "(check --kernel)", proc.stderr)
-            raise _compile_error(proc.stderr, [source])
+            raise _compile_error(proc.stderr, [source], soc)
         proc = _run([cxx, "-pthread", str(obj), str(runtime / "driver.o"), str(socd / "soc_config.o"),
                      str(runtime / "libtunersim.a"), "-o", str(out / "app")], "link")
         if proc.returncode != 0:
-            raise _compile_error(proc.stderr, [source])
+            raise _compile_error(proc.stderr, [source], soc)
 
     _atomic_dir(final, build)
     return Executable(final / "app", kernel, soc.name, cached=False)
@@ -225,10 +252,10 @@ def build_program(sources: list[Path], output: Path, soc: Soc, defines: list[str
             proc = _run([cxx, *KERNEL_FLAGS, *_define_flags(list(defines)), "-I", str(INCLUDE_DIR), "-I", str(socd),
                          "-I", str(src.resolve().parent), "-c", str(src), "-o", str(obj)], "compile")
             if proc.returncode != 0:
-                raise _compile_error(proc.stderr, sources)
+                raise _compile_error(proc.stderr, sources, soc)
             objects.append(str(obj))
         proc = _run([cxx, "-pthread", *objects, str(socd / "soc_config.o"), str(runtime / "libtunersim.a"),
                      "-o", str(output)], "link")
         if proc.returncode != 0:
-            raise _compile_error(proc.stderr, sources)
+            raise _compile_error(proc.stderr, sources, soc)
     return output
