@@ -373,6 +373,46 @@ inline tuner_sim::ReduceDesc reduce_desc(const char* api, tuner_sim::ReduceKind 
     d.src = operand(src);
     return d;
 }
+// WholeReduce* / BlockReduce* with isSetMask == false take their lanes from the mask register
+// (SetVectorMask / SetMaskCount). In counter mode the register holds an element count: full repeats,
+// then one partial repeat, issued as two instructions. `dst_step` is the dst bytes one repeat advances.
+template <typename T>
+inline void reduce_with_mask(tuner_sim::ReduceDesc d, bool isSetMask, uint64_t dst_step) {
+    if (isSetMask) {
+        tuner_sim::reduce_exec(d);
+        return;
+    }
+    const tuner_sim::MaskState& m = tuner_sim::mask_state();
+    if (!m.counter) {
+        d.mask_bits = true;
+        d.mask_lo = m.lo;
+        d.mask_hi = sizeof(T) == 2 ? m.hi : 0;
+        tuner_sim::reduce_exec(d);
+        return;
+    }
+    constexpr uint32_t lanes = 256 / sizeof(T);
+    const uint32_t full = uint32_t(m.lo / lanes), tail = uint32_t(m.lo % lanes);
+    d.mask_bits = false;
+    if (full > 0) {
+        d.mask_lo = lanes;
+        d.repeat = full;
+        tuner_sim::reduce_exec(d);
+    }
+    if (tail > 0) {
+        d.src.off += uint32_t(uint64_t(full) * d.src.rep_stride * 32);
+        d.dst.off += uint32_t(full * dst_step);
+        d.mask_lo = tail;
+        d.repeat = 1;
+        tuner_sim::reduce_exec(d);
+    }
+}
+template <typename T>
+inline uint64_t whole_reduce_step(const tuner_sim::ReduceDesc& d) {
+    const bool pair = d.kind != tuner_sim::ReduceKind::Sum &&
+                      (d.order == uint8_t(ReduceOrder::ORDER_VALUE_INDEX) ||
+                       d.order == uint8_t(ReduceOrder::ORDER_INDEX_VALUE));
+    return uint64_t(d.dst_rep_stride) * (pair ? 2 : 1) * sizeof(T);
+}
 }  // namespace detail
 
 #define TUNER_SIM_REDUCE_ALL(NAME, KIND, INDEX_PARAM, INDEX_ARG)                                                    \
@@ -444,7 +484,7 @@ TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
         d.order = ORDER_ARG;                                                                                       \
-        tuner_sim::reduce_exec(d);                                                                                 \
+        detail::reduce_with_mask<T>(d, isSetMask, detail::whole_reduce_step<T>(d));                               \
     }                                                                                                              \
     template <typename T, bool isSetMask = true>                                                                   \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],       \
@@ -462,7 +502,7 @@ TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
         d.order = ORDER_ARG;                                                                                       \
-        tuner_sim::reduce_exec(d);                                                                                 \
+        detail::reduce_with_mask<T>(d, isSetMask, detail::whole_reduce_step<T>(d));                               \
     }
 
 TUNER_SIM_WHOLE_REDUCE(WholeReduceSum, Sum, , uint8_t(ReduceOrder::ORDER_ONLY_VALUE))
@@ -485,7 +525,7 @@ TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = 
         d.mask_lo = uint64_t(mask);                                                                                \
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        tuner_sim::reduce_exec(d);                                                                                 \
+        detail::reduce_with_mask<T>(d, isSetMask, uint64_t(d.dst_rep_stride) * 8 * sizeof(T));                    \
     }                                                                                                              \
     template <typename T, bool isSetMask = true>                                                                   \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,    \
@@ -501,7 +541,7 @@ TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = 
         d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        tuner_sim::reduce_exec(d);                                                                                 \
+        detail::reduce_with_mask<T>(d, isSetMask, uint64_t(d.dst_rep_stride) * 8 * sizeof(T));                    \
     }
 
 TUNER_SIM_BLOCK_REDUCE(BlockReduceSum, Sum)

@@ -1,0 +1,131 @@
+// API semantics driver: the mask register (SetMaskCount / SetMaskNorm / SetVectorMask / ResetMask) driving
+// APIs called with isSetMask = false and MASK_PLACEHOLDER. Element type from -DDTYPE=...
+#include "kernel_operator.h"
+using namespace AscendC;
+
+#ifndef DTYPE
+#define DTYPE float
+#endif
+
+struct MaskTiling {
+    uint64_t setup;   // 0 counter (hi, lo), 1 normal bits (hi, lo), 2 ResetMask, 3 normal SetVectorMask(len),
+                      // 4 counter SetVectorMask(len), 5 junk in the register, then an API that sets its own mask
+    uint64_t op;      // 0 Add, 1 Muls, 2 Duplicate, 3 Exp, 4 WholeReduceSum, 5 BlockReduceSum, 6 Add bit-mask
+                      // array overload
+    uint64_t len;
+    uint64_t count;   // counter-mode element count, SetVectorMask(len) length, or setup 5's mask count
+    uint64_t repeat;
+    uint64_t maskHi, maskLo;
+    double scalar;
+};
+
+template <typename T>
+class KernelMask {
+public:
+    __aicore__ inline KernelMask() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR z0, GM_ADDR z, const MaskTiling& tiling)
+    {
+        t = tiling;
+        xGm.SetGlobalBuffer((__gm__ T*)x, t.len);
+        yGm.SetGlobalBuffer((__gm__ T*)y, t.len);
+        z0Gm.SetGlobalBuffer((__gm__ T*)z0, t.len);
+        zGm.SetGlobalBuffer((__gm__ T*)z, t.len);
+        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(T));
+        pipe.InitBuffer(inQueueY, 1, t.len * sizeof(T));
+        pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(T));
+        pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(T));
+    }
+    __aicore__ inline void Process()
+    {
+        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
+        LocalTensor<T> yLocal = inQueueY.AllocTensor<T>();
+        LocalTensor<T> z0Local = inQueueZ0.AllocTensor<T>();
+        DataCopy(xLocal, xGm, t.len);
+        DataCopy(yLocal, yGm, t.len);
+        DataCopy(z0Local, z0Gm, t.len);
+        inQueueX.EnQue(xLocal);
+        inQueueY.EnQue(yLocal);
+        inQueueZ0.EnQue(z0Local);
+        Compute();
+        LocalTensor<T> zLocal = outQueueZ.DeQue<T>();
+        DataCopy(zGm, zLocal, t.len);
+        outQueueZ.FreeTensor(zLocal);
+    }
+
+private:
+    __aicore__ inline void SetUp()
+    {
+        switch (t.setup) {
+            case 0:
+                SetMaskCount();
+                SetVectorMask<T, MaskMode::COUNTER>(0, t.count);
+                break;
+            case 1:
+                SetMaskNorm();
+                SetVectorMask<T, MaskMode::NORMAL>(t.maskHi, t.maskLo);
+                break;
+            case 2:
+                SetVectorMask<T, MaskMode::NORMAL>(0, 1);
+                ResetMask();
+                break;
+            case 3:
+                SetMaskNorm();
+                SetVectorMask<T, MaskMode::NORMAL>(int32_t(t.count));
+                break;
+            case 4:
+                SetMaskCount();
+                SetVectorMask<T, MaskMode::COUNTER>(int32_t(t.count));
+                break;
+            default:
+                SetVectorMask<T, MaskMode::NORMAL>(0x5, 0x3);
+                break;
+        }
+    }
+    __aicore__ inline void Compute()
+    {
+        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
+        LocalTensor<T> yLocal = inQueueY.DeQue<T>();
+        LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
+        LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
+        DataCopy(zLocal, z0Local, t.len);
+        SetUp();
+        const uint8_t repeat = uint8_t(t.repeat);
+        const T s = static_cast<T>(t.scalar);
+        BinaryRepeatParams bin;
+        UnaryRepeatParams un;
+        uint64_t placeholder[2] = {MASK_PLACEHOLDER, MASK_PLACEHOLDER};
+        if (t.setup == 5) {  // isSetMask = true: the API's own mask, whatever the register holds
+            Add(zLocal, xLocal, yLocal, t.count, repeat, bin);
+        } else {
+            switch (t.op) {
+                case 0: Add<T, false>(zLocal, xLocal, yLocal, MASK_PLACEHOLDER, repeat, bin); break;
+                case 1: Muls<T, false>(zLocal, xLocal, s, MASK_PLACEHOLDER, repeat, un); break;
+                case 2: Duplicate<T, false>(zLocal, s, MASK_PLACEHOLDER, repeat, 1, 8); break;
+                case 3: Exp<T, false>(zLocal, xLocal, MASK_PLACEHOLDER, repeat, un); break;
+                case 4: WholeReduceSum<T, false>(zLocal, xLocal, MASK_PLACEHOLDER, repeat, 1, 1, 8); break;
+                case 5: BlockReduceSum<T, false>(zLocal, xLocal, repeat, MASK_PLACEHOLDER, 1, 1, 8); break;
+                case 6: Add<T, false>(zLocal, xLocal, yLocal, placeholder, repeat, bin); break;
+                default: break;
+            }
+        }
+        SetMaskNorm();
+        ResetMask();
+        outQueueZ.EnQue<T>(zLocal);
+        inQueueX.FreeTensor(xLocal);
+        inQueueY.FreeTensor(yLocal);
+        inQueueZ0.FreeTensor(z0Local);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> inQueueX, inQueueY, inQueueZ0;
+    TQue<QuePosition::VECOUT, 1> outQueueZ;
+    GlobalTensor<T> xGm, yGm, z0Gm, zGm;
+    MaskTiling t;
+};
+
+extern "C" __global__ __aicore__ void api_mask(GM_ADDR x, GM_ADDR y, GM_ADDR z0, GM_ADDR z, MaskTiling tiling)
+{
+    KernelMask<DTYPE> op;
+    op.Init(x, y, z0, z, tiling);
+    op.Process();
+}
