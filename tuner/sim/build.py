@@ -163,7 +163,8 @@ def summarize_diagnostics(stderr: str, sources: list[Path], soc: Soc | None = No
     names = {str(p) for p in sources} | {p.name for p in sources}
     user_locations = []
     for line in stderr.splitlines():
-        m = re.match(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+:\s+required from here", line)
+        m = re.match(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+:\s+(required from here|note: in expansion of macro)",
+                     line)
         if m and (m["file"] in names or Path(m["file"]).name in names):
             user_locations.append(f"{m['file']}:{m['line']}")
     with_types = re.findall(r"\[with ([^\]]+)\]", stderr)
