@@ -1,0 +1,154 @@
+"""No false alarms: correct Ascend C idioms must run with ZERO faults and give the right numbers.
+
+Kernels in tests/sim/kernels/idioms/ (plus the add sample). Where an idiom is written to be correct without
+bisheng's auto-sync too, it is also run with auto_sync=False; a few negative controls (the same source with
+its explicit synchronisation compiled out) show the checker is not simply silent.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tuner.sim.args import GmIn, GmOut, Scalar, Struct
+from tuner.sim.run import SimResult, simulate
+
+KERNELS = Path(__file__).resolve().parent / "kernels"
+IDIOMS = KERNELS / "idioms"
+
+rng = np.random.default_rng(11)
+
+
+def clean(r: SimResult) -> SimResult:
+    assert r.faults == [], "\n".join(f.text for f in r.faults)
+    assert r.warnings == [] or all("low-confidence" in w for w in r.warnings), r.warnings
+    return r
+
+
+BOTH = pytest.mark.parametrize("auto_sync", [True, False], ids=["auto-sync", "no-auto-sync"])
+
+
+@BOTH
+@pytest.mark.parametrize("blocks", [1, 8])
+def test_queue_double_buffering(blocks, auto_sync):
+    n = 8 * 2048
+    x = rng.standard_normal(n).astype(np.float16)
+    y = rng.standard_normal(n).astype(np.float16)
+    r = clean(simulate(KERNELS / "add_custom.cpp", "add_custom", blocks,
+                       [GmIn(x, "x"), GmIn(y, "y"), GmOut(np.dtype(np.float16), (n,), "z"), Scalar("u32", n),
+                        Scalar("u32", 8)], auto_sync=auto_sync))
+    np.testing.assert_array_equal(r.outputs[0], x + y)
+
+
+@BOTH
+def test_explicit_flags_with_fetch_and_alloc_event_ids(auto_sync):
+    n = 4 * 2048
+    x = rng.standard_normal(n).astype(np.float32)
+    r = clean(simulate(IDIOMS / "flags.cpp", "flags_idiom", 4,
+                       [GmIn(x), GmOut(np.dtype(np.float32), (n,)), Scalar("u32", n)], auto_sync=auto_sync))
+    np.testing.assert_allclose(r.outputs[0], 2 * np.exp(x), rtol=1e-5)
+
+
+def _reduce_getvalue(auto_sync: bool, explicit: int) -> tuple[SimResult, np.ndarray]:
+    rows, cols = 16, 96
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    r = simulate(IDIOMS / "reduce_getvalue.cpp", "reduce_getvalue", 1,
+                 [GmIn(x), GmOut(np.dtype(np.float32), (rows, 8)), Scalar("u32", rows), Scalar("u32", cols)],
+                 auto_sync=auto_sync, defines=[f"EXPLICIT={explicit}"])
+    return r, x
+
+
+@pytest.mark.parametrize("auto_sync, explicit", [(True, 0), (True, 1), (False, 1)],
+                         ids=["auto-sync", "auto-sync+flags", "no-auto-sync+flags"])
+def test_getvalue_after_reduce(auto_sync, explicit):
+    r, x = _reduce_getvalue(auto_sync, explicit)
+    clean(r)
+    np.testing.assert_allclose(r.outputs[0][:, 0], x.sum(axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(r.outputs[0][:, 1], x.max(axis=1))
+    np.testing.assert_array_equal(r.outputs[0][:, 2:], 0)
+
+
+def test_getvalue_after_reduce_without_flags_or_auto_sync_is_caught():
+    r, _ = _reduce_getvalue(False, 0)
+    assert {f.cls for f in r.faults} == {"sync-hazard"}
+    assert any("S reads" in f.text and f.api == "LocalTensor::GetValue" for f in r.faults)
+
+
+@pytest.mark.parametrize("blocks", [1, 8])
+def test_tbuf_fp32_upcast_via_cast(blocks):
+    n = 8 * 1024
+    x = rng.standard_normal(n).astype(np.float16)
+    r = clean(simulate(IDIOMS / "tbuf_cast.cpp", "tbuf_cast", blocks,
+                       [GmIn(x), GmOut(np.dtype(np.float16), (n,)), Scalar("u32", n)]))
+    np.testing.assert_array_equal(r.outputs[0], (x.astype(np.float32) ** 2 + 1).astype(np.float16))
+
+
+@pytest.mark.parametrize("rows_per_block, cols, rows_per_tile", [(10, 19, 4), (7, 3, 7), (5, 33, 2)])
+def test_datacopypad_tails(rows_per_block, cols, rows_per_tile):
+    blocks = 4
+    x = rng.standard_normal((blocks * rows_per_block, cols)).astype(np.float32)
+    r = clean(simulate(IDIOMS / "pad_tail.cpp", "pad_tail", blocks,
+                       [GmIn(x), GmOut(np.dtype(np.float32), x.shape),
+                        Struct(struct.pack("<3I", rows_per_block, cols, rows_per_tile))]))
+    np.testing.assert_array_equal(r.outputs[0], np.abs(x) + np.float32(0.5))
+
+
+@BOTH
+def test_in_place_count_form_ops(auto_sync):
+    n = 1024
+    x = rng.standard_normal(n).astype(np.float16)
+    y = rng.standard_normal(n).astype(np.float16)
+    r = clean(simulate(IDIOMS / "inplace.cpp", "inplace_ops", 1,
+                       [GmIn(x), GmIn(y), GmOut(np.dtype(np.float16), (n,)), Scalar("u32", n)],
+                       auto_sync=auto_sync))
+    ref = ((np.exp(x.astype(np.float32)).astype(np.float16) + y) * np.float16(0.5)).astype(np.float32)
+    np.testing.assert_allclose(r.outputs[0].astype(np.float32), ref, rtol=2e-3, atol=1e-3)
+
+
+@BOTH
+def test_tquebind_vecin_vecout_pass_through(auto_sync):
+    n = 8 * 1024
+    x = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)
+    r = clean(simulate(IDIOMS / "bind.cpp", "bind_copy", 8, [GmIn(x), GmOut(np.dtype(np.int32), (n,)),
+                                                               Scalar("u32", n)], auto_sync=auto_sync))
+    np.testing.assert_array_equal(r.outputs[0], x)
+
+
+@pytest.mark.parametrize("workspace", [0, 1], ids=["hardware", "workspace"])
+@pytest.mark.parametrize("blocks", [1, 8, 48])
+def test_sync_all_done_right(blocks, workspace):
+    n = blocks * 256
+    x = rng.random(n).astype(np.float32)
+    r = clean(simulate(IDIOMS / "syncall.cpp", "normalize_sum", blocks,
+                       [GmIn(x), GmOut(np.dtype(np.float32), (n,)), GmOut(np.dtype(np.float32), (blocks * 8,)),
+                        GmOut(np.dtype(np.int32), (blocks * 8,)), Scalar("u32", n)],
+                       defines=[f"WORKSPACE={workspace}"]))
+    np.testing.assert_allclose(r.outputs[0], x / x.sum(dtype=np.float64), rtol=1e-5)
+
+
+def _softmax(auto_sync: bool, explicit: int, blocks: int = 4) -> tuple[SimResult, np.ndarray]:
+    rows_per_block, cols, rows_per_tile = 16, 128, 4
+    x = (rng.standard_normal((blocks * rows_per_block, cols)) * 3).astype(np.float32)
+    r = simulate(IDIOMS / "softmax_rows.cpp", "softmax_rows", blocks,
+                 [GmIn(x), GmOut(np.dtype(np.float32), x.shape),
+                  Struct(struct.pack("<3I", rows_per_block, cols, rows_per_tile))],
+                 auto_sync=auto_sync, defines=[f"EXPLICIT={explicit}"])
+    return r, x
+
+
+@pytest.mark.parametrize("auto_sync, explicit", [(True, 0), (False, 1)], ids=["auto-sync", "no-auto-sync+flags"])
+def test_row_softmax_resident_in_ub(auto_sync, explicit):
+    r, x = _softmax(auto_sync, explicit)
+    clean(r)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(r.outputs[0], e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_row_softmax_without_its_flags_and_no_auto_sync_is_caught():
+    r, _ = _softmax(False, 0, blocks=1)
+    assert {f.cls for f in r.faults} == {"sync-hazard"}
+    texts = "\n".join(f.text for f in r.faults)
+    assert "S reads" in texts and "V reads" in texts
