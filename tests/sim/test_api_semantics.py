@@ -1139,9 +1139,10 @@ def test_data_copy_pad_ub_to_gm(kernels, dtype, rows, blen, src_gap, dst_gap, ex
 
 
 MASK_TILING = Tiling("setup op len count repeat maskHi maskLo", scalar=True)
-MASK_SETUPS = ["counter", "bits", "reset", "len", "counter_len"]
+MASK_SETUPS = ["counter", "bits", "reset", "len", "counter_len", "own_mask", "after_count_form", "after_own_mask"]
 MASK_OPS = ["Add", "Muls", "Duplicate", "Exp", "WholeReduceSum", "BlockReduceSum", "AddMaskArray"]
-MASK_CASES = [(t, setup, op) for t in ("half", "float") for setup in MASK_SETUPS for op in MASK_OPS]
+MASK_CASES = [(t, setup, op) for t in ("half", "float") for setup in MASK_SETUPS for op in MASK_OPS
+              if setup != "own_mask"]
 MASK_LEN = 2048
 
 
@@ -1168,8 +1169,8 @@ def active_per_repeat(dtype, setup: str, count: int, repeat: int, hi: int, lo: i
     if setup.startswith("counter"):
         reps = -(-count // n)
         return [list(range(min(n, count - r * n))) for r in range(reps)]
-    lanes = {"bits": mask_lanes(dtype, bits=(lo, hi)), "reset": list(range(n)),
-             "len": mask_lanes(dtype, count=count)}[setup]
+    lanes = {"bits": mask_lanes(dtype, bits=(lo, hi)), "reset": list(range(n)), "after_count_form": list(range(n)),
+             "len": mask_lanes(dtype, count=count), "after_own_mask": mask_lanes(dtype, count=count)}[setup]
     return [lanes] * repeat
 
 
@@ -1177,13 +1178,17 @@ def active_per_repeat(dtype, setup: str, count: int, repeat: int, hi: int, lo: i
 def test_mask_register(kernels, dtype, setup, op):
     """SetMaskCount + SetVectorMask<T, COUNTER>(0, n) / SetVectorMask<T, COUNTER>(n), SetMaskNorm +
     SetVectorMask<T>(hi, lo) (high word first) / SetVectorMask<T>(len), and ResetMask (all lanes), read by
-    APIs called as Api<T, false>(..., MASK_PLACEHOLDER, ...) (ascendc.md §5.1, §5.10)."""
+    APIs called as Api<T, false>(..., MASK_PLACEHOLDER, ...) (ascendc.md §5.1, §5.10). As in the asc-devkit
+    implementations, a count-form API leaves the register in normal mode with every lane set
+    (after_count_form), and an API given its own mask (isSetMask = true) leaves that mask in the register
+    (after_own_mask)."""
     dt = NP[dtype]
     x, y, z0 = mask_inputs(dtype)
-    count = {"counter": 3 * lanes_of(dt) + 29, "counter_len": 700, "len": lanes_of(dt) - 19}.get(setup, 0)
+    count = {"counter": 3 * lanes_of(dt) + 29, "counter_len": 700, "len": lanes_of(dt) - 19,
+             "after_count_form": 100, "after_own_mask": lanes_of(dt) - 23}.get(setup, 0)
     hi, lo = 0x8000_0000_0000_00F1, 0x0123_4567_89AB_CDEF
     repeat = 1 if setup.startswith("counter") else 3
-    if op == "BlockReduceSum" and setup == "bits":
+    if op == "BlockReduceSum" and setup in ("bits", "after_own_mask"):
         lo = 0x0101_0101_0101_0101  # every block of a repeat keeps an active lane
         hi = 0x8000_8000_8000_8001
     z = run_mask(kernels, dtype, x, y, z0, setup=MASK_SETUPS.index(setup), op=MASK_OPS.index(op), count=count,
@@ -1228,7 +1233,7 @@ def test_own_mask_ignores_the_register(kernels, dtype):
     dt = NP[dtype]
     x, y, z0 = mask_inputs(dtype)
     mask = lanes_of(dt) - 3
-    z = run_mask(kernels, dtype, x, y, z0, setup=5, count=mask, repeat=2)
+    z = run_mask(kernels, dtype, x, y, z0, setup=MASK_SETUPS.index("own_mask"), count=mask, repeat=2)
     want = z0.copy()
     idx = np.array([r * lanes_of(dt) + lane for r in range(2) for lane in range(mask)])
     want[idx] = ref_binary("Add", x[idx], y[idx])

@@ -9,7 +9,9 @@ using namespace AscendC;
 
 struct MaskTiling {
     uint64_t setup;   // 0 counter (hi, lo), 1 normal bits (hi, lo), 2 ResetMask, 3 normal SetVectorMask(len),
-                      // 4 counter SetVectorMask(len), 5 junk in the register, then an API that sets its own mask
+                      // 4 counter SetVectorMask(len), 5 junk in the register, then an API that sets its own mask,
+                      // 6 bits (hi, lo), then a count-form API (leaves all lanes set),
+                      // 7 bits (hi, lo), then a mask-count API with isSetMask = true (leaves its mask set)
     uint64_t op;      // 0 Add, 1 Muls, 2 Duplicate, 3 Exp, 4 WholeReduceSum, 5 BlockReduceSum, 6 Add bit-mask
                       // array overload
     uint64_t len;
@@ -34,6 +36,7 @@ public:
         pipe.InitBuffer(inQueueY, 1, t.len * sizeof(T));
         pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(T));
         pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(T));
+        pipe.InitBuffer(scratchBuf, t.len * sizeof(T));
     }
     __aicore__ inline void Process()
     {
@@ -53,8 +56,9 @@ public:
     }
 
 private:
-    __aicore__ inline void SetUp()
+    __aicore__ inline void SetUp(const LocalTensor<T>& xLocal, const T s)
     {
+        LocalTensor<T> scratch = scratchBuf.Get<T>();
         switch (t.setup) {
             case 0:
                 SetMaskCount();
@@ -76,6 +80,14 @@ private:
                 SetMaskCount();
                 SetVectorMask<T, MaskMode::COUNTER>(int32_t(t.count));
                 break;
+            case 6:
+                SetVectorMask<T, MaskMode::NORMAL>(t.maskHi, t.maskLo);
+                Adds(scratch, xLocal, s, int32_t(t.count));
+                break;
+            case 7:
+                SetVectorMask<T, MaskMode::NORMAL>(t.maskHi, t.maskLo);
+                Adds(scratch, xLocal, s, t.count, 1, UnaryRepeatParams());
+                break;
             default:
                 SetVectorMask<T, MaskMode::NORMAL>(0x5, 0x3);
                 break;
@@ -88,9 +100,9 @@ private:
         LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
         LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
         DataCopy(zLocal, z0Local, t.len);
-        SetUp();
         const uint8_t repeat = uint8_t(t.repeat);
         const T s = static_cast<T>(t.scalar);
+        SetUp(xLocal, s);
         BinaryRepeatParams bin;
         UnaryRepeatParams un;
         uint64_t placeholder[2] = {MASK_PLACEHOLDER, MASK_PLACEHOLDER};
@@ -119,6 +131,7 @@ private:
     TPipe pipe;
     TQue<QuePosition::VECIN, 1> inQueueX, inQueueY, inQueueZ0;
     TQue<QuePosition::VECOUT, 1> outQueueZ;
+    TBuf<TPosition::VECCALC> scratchBuf;
     GlobalTensor<T> xGm, yGm, z0Gm, zGm;
     MaskTiling t;
 };

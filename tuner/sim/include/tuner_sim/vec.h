@@ -11,9 +11,25 @@ template <typename T>
 inline tuner_sim::VecOperand operand(const LocalTensor<T>& t, uint32_t blk = 1, uint32_t rep = 8) {
     return {t.tuner_off(), t.tuner_buf_end(), blk, rep, tuner_sim::elem_v<T>};
 }
+// What the APIs leave in the mask register, as the asc-devkit implementations do: a count-form API
+// runs SetMaskCount / SetVectorMask(0, count) / op / SetMaskNorm / ResetMask, so afterwards the register is
+// in normal mode with every lane set; a mask-form API with isSetMask = true writes its mask into the
+// register (AscendCUtils::SetMask) and leaves it there for later isSetMask = false calls.
+inline void mask_register_after_count_form() {
+    tuner_sim::MaskState& m = tuner_sim::mask_state();
+    m.counter = false;
+    m.hi = m.lo = ~0ull;
+}
+inline void mask_register_set_lanes(uint64_t lanes) {
+    tuner_sim::MaskState& m = tuner_sim::mask_state();
+    const uint64_t n = lanes > 128 ? 128 : lanes;
+    m.lo = n >= 64 ? ~0ull : ((1ull << n) - 1);
+    m.hi = n > 64 ? (n >= 128 ? ~0ull : ((1ull << (n - 64)) - 1)) : 0;
+}
 inline void set_count(tuner_sim::VecDesc& d, int64_t count) {
     d.count_form = true;
     d.count = count < 0 ? 0 : uint64_t(count);
+    mask_register_after_count_form();
 }
 template <typename T>
 inline void set_mask(tuner_sim::VecDesc& d, const uint64_t mask[], uint32_t repeat, bool isSetMask) {
@@ -22,12 +38,17 @@ inline void set_mask(tuner_sim::VecDesc& d, const uint64_t mask[], uint32_t repe
     d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;
     d.repeat = repeat;
     d.use_mask_register = !isSetMask;
+    if (isSetMask) {
+        tuner_sim::mask_state().lo = d.mask_lo;
+        tuner_sim::mask_state().hi = d.mask_hi;
+    }
 }
 inline void set_mask(tuner_sim::VecDesc& d, uint64_t mask, uint32_t repeat, bool isSetMask) {
     d.mask_bits = false;
     d.mask_lo = mask;
     d.repeat = repeat;
     d.use_mask_register = !isSetMask;
+    if (isSetMask) mask_register_set_lanes(mask);
 }
 inline tuner_sim::VecDesc desc(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls) {
     tuner_sim::VecDesc d{};
@@ -379,6 +400,12 @@ inline tuner_sim::ReduceDesc reduce_desc(const char* api, tuner_sim::ReduceKind 
 template <typename T>
 inline void reduce_with_mask(tuner_sim::ReduceDesc d, bool isSetMask, uint64_t dst_step) {
     if (isSetMask) {
+        if (d.mask_bits) {
+            tuner_sim::mask_state().lo = d.mask_lo;
+            tuner_sim::mask_state().hi = d.mask_hi;
+        } else {
+            mask_register_set_lanes(d.mask_lo);
+        }
         tuner_sim::reduce_exec(d);
         return;
     }
