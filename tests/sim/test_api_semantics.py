@@ -17,6 +17,7 @@ as "Choice:".
 from __future__ import annotations
 
 import struct
+import zlib
 from pathlib import Path
 
 import ml_dtypes
@@ -84,7 +85,8 @@ class Tiling:
 
 
 def rng_for(*key) -> np.random.Generator:
-    return np.random.default_rng(abs(hash(repr(key))) % 2**32)
+    """A generator seeded from `key` (stable across runs, unlike hash())."""
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
 def lanes_of(dtype) -> int:
@@ -171,12 +173,13 @@ def ref_binary(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if dt.kind in "iu":
         bits = dt.itemsize * 8
         r = ((r + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1))  # two's complement wrap
-    return r.astype(dt)
+    with np.errstate(over="ignore"):  # half overflow to inf is part of the semantics
+        return r.astype(dt)
 
 
-def binary_inputs(dtype: str, op: str, n: int = BIN_LEN):
+def binary_inputs(dtype: str, op: str, n: int = BIN_LEN, seed: int = 0):
     dt = NP[dtype]
-    rng = rng_for("binary", dtype, op)
+    rng = rng_for("binary", dtype, op, seed)
     lim = 30000 if dt == np.int16 else (10**9 if dt == np.int32 else 100)
     x = random_values(rng, dt, n, -lim, lim)
     y = random_values(rng, dt, n, -lim, lim, nonzero=op == "Div")
@@ -203,9 +206,10 @@ def ref_repeat(dtype, fn, dst, srcs, lanes, repeat, strides) -> np.ndarray:
     return out
 
 
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("dtype,op", BINARY_CASES)
-def test_binary_count_form(kernels, dtype, op):
-    x, y, z0 = binary_inputs(dtype, op)
+def test_binary_count_form(kernels, dtype, op, seed):
+    x, y, z0 = binary_inputs(dtype, op, seed=seed)
     count = 1000 if NP[dtype] in (np.float16, np.int16) else 700  # not a whole number of repeats
     z = run_binary(kernels, dtype, op, x, y, z0, form=0, count=count)
     assert_same(z[:count], ref_binary(op, x[:count], y[:count]), f"{op} count form")
@@ -292,37 +296,43 @@ def test_binary_mask_edge_cases(kernels, dtype):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# (10) Rounding of half results
-
-
-def half_ties(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs (a, b) of halves with b = +-ulp(a)/2: the exact sum (also exact in float) is a tie between two
-    adjacent halves (except a - ulp/2 at a power of two, which is exact)."""
-    a = rng.uniform(1, 1000, n).astype(np.float16)
-    half_ulp = (np.spacing(a).astype(np.float32) / 2).astype(np.float16)
-    return a, np.where(rng.random(n) < 0.5, half_ulp, -half_ulp).astype(np.float16)
+# (10) Rounding of half results (bf16: see test_bf16_cast_rounding, bf16 arithmetic is not an A2 API)
 
 
 def test_half_add_ties_round_to_even(kernels):
+    """a + b with b = +-ulp(a)/2: the float sum is exact and lies halfway between two halves; the result is
+    the even one (numpy's float64 -> half conversion rounds once, to nearest even)."""
     rng = rng_for("ties")
-    a, b = half_ties(rng, BIN_LEN)
+    a = rng.uniform(1, 1000, BIN_LEN).astype(np.float16)
+    half_ulp = (np.spacing(a).astype(np.float32) / 2).astype(np.float16)
+    b = np.where(rng.random(BIN_LEN) < 0.5, half_ulp, -half_ulp).astype(np.float16)
     z0 = np.zeros(BIN_LEN, np.float16)
     z = run_binary(kernels, "half", "Add", a, b, z0, form=0, count=BIN_LEN)
     exact = a.astype(np.float64) + b.astype(np.float64)
-    lo = exact.astype(np.float16)  # numpy rounds float64 -> half to nearest even in one step
-    assert_same(z, lo, "ties to even")
-    # Not ties-away: for about half of the cases the result is the neighbour toward zero.
-    away = np.where(np.abs(lo.astype(np.float64)) < np.abs(exact), True, False)
-    assert away.any() and (~away).any()
-    # Overflow: 65504 + 16 is the tie between 65504 (odd mantissa) and 65536 -> rounds to inf.
+    want = exact.astype(np.float16)
+    assert_same(z, want, "ties to even")
+    toward_zero = np.abs(want.astype(np.float64)) < np.abs(exact)
+    assert toward_zero.any() and (~toward_zero).any()  # neither truncation nor ties-away passes
+    # Overflow: 65504 + 16 = 65520 is the tie between 65504 (odd last bit) and 2^16, so it rounds to inf;
+    # 65504 + 15.5 is below the tie and stays 65504.
     a2 = np.full(BIN_LEN, 65504, np.float16)
-    b2 = np.full(BIN_LEN, 16, np.float16)
-    z = run_binary(kernels, "half", "Add", a2, b2, z0, form=0, count=BIN_LEN)
-    assert np.all(np.isinf(z)) and np.all(z > 0)
-    b2[:] = 15.5  # just under the tie: stays 65504
-    b2 = b2.astype(np.float16)
-    z = run_binary(kernels, "half", "Add", a2, b2, z0, form=0, count=BIN_LEN)
-    assert_same(z, (f32(a2) + f32(b2)).astype(np.float16), "below the overflow tie")
+    z = run_binary(kernels, "half", "Add", a2, np.full(BIN_LEN, 16, np.float16), z0, form=0, count=BIN_LEN)
+    assert np.all(np.isposinf(z))
+    z = run_binary(kernels, "half", "Add", a2, np.full(BIN_LEN, 15.5, np.float16), z0, form=0, count=BIN_LEN)
+    assert np.all(z == np.float16(65504))
+
+
+def test_half_subnormal_ties(kernels):
+    """Muls by 0.5 of odd multiples of 2^-24 (the smallest subnormal): every product is a tie between two
+    subnormals (or 0 and 2^-24) and rounds to the even one; gradual underflow, no flush to zero."""
+    k = np.arange(1, 2 * BIN_LEN, 2) % 2047
+    x = (k * 2.0**-24).astype(np.float16)
+    assert np.all(x.astype(np.float64) == k * 2.0**-24)
+    z0 = np.zeros(BIN_LEN, np.float16)
+    z = run_scalar(kernels, "half", "Muls", x, z0, 0.5, form=0, count=BIN_LEN)
+    want = (k * 2.0**-25).astype(np.float16)
+    assert_same(z, want, "subnormal ties")
+    assert np.any(z == 0) and np.any((z > 0) & (z < np.float16(6.1e-5)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -349,9 +359,9 @@ def ref_scalar(op: str, a: np.ndarray, s: float) -> np.ndarray:
     return np.asarray(r).astype(dt)
 
 
-def scalar_inputs(dtype: str, op: str, n: int = BIN_LEN):
+def scalar_inputs(dtype: str, op: str, n: int = BIN_LEN, seed: int = 0):
     dt = NP[dtype]
-    rng = rng_for("scalar", dtype, op)
+    rng = rng_for("scalar", dtype, op, seed)
     lim = 30000 if dt == np.int16 else (10**9 if dt == np.int32 else 100)
     x = random_values(rng, dt, n, -lim, lim)
     z0 = random_values(rng, dt, n, -lim, lim)
@@ -372,9 +382,10 @@ def _ustrides(s):
     return {"dstBlk": s[0], "srcBlk": s[1], "dstRep": s[2], "srcRep": s[3]}
 
 
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("dtype,op", SCALAR_CASES)
-def test_scalar_count_form(kernels, dtype, op):
-    x, z0, s = scalar_inputs(dtype, op)
+def test_scalar_count_form(kernels, dtype, op, seed):
+    x, z0, s = scalar_inputs(dtype, op, seed=seed)
     n = 999
     z = run_scalar(kernels, dtype, op, x, z0, s, form=0, count=n)
     assert_same(z[:n], ref_scalar(op, x[:n], s), f"{op} count form")
@@ -451,9 +462,9 @@ def assert_close_unary(op: str, got: np.ndarray, src: np.ndarray, what: str) -> 
         assert dist.max() <= 1, f"{what}: {int((dist > 1).sum())} results more than 1 ulp off"
 
 
-def unary_inputs(dtype: str, op: str, n: int = BIN_LEN):
+def unary_inputs(dtype: str, op: str, n: int = BIN_LEN, seed: int = 0):
     dt = NP[dtype]
-    rng = rng_for("unary", dtype, op)
+    rng = rng_for("unary", dtype, op, seed)
     lo, hi = {"Exp": (-10, 10) if dt == np.float16 else (-80, 80), "Ln": (1e-3, 6e4), "Sqrt": (0, 6e4),
               "Rsqrt": (1e-3, 6e4), "Reciprocal": (0.01, 1000)}.get(op, (-1000, 1000))
     x = random_values(rng, dt, n, lo, hi)
@@ -470,9 +481,10 @@ def run_unary(kernels, dtype, op, x, z0, **tiling) -> np.ndarray:
     return kernels.run("api_unary", {"DTYPE": dtype}, args).outputs[0]
 
 
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("dtype,op", UNARY_CASES)
-def test_unary_count_form(kernels, dtype, op):
-    x, z0 = unary_inputs(dtype, op)
+def test_unary_count_form(kernels, dtype, op, seed):
+    x, z0 = unary_inputs(dtype, op, seed=seed)
     n = 1001
     z = run_unary(kernels, dtype, op, x, z0, form=0, count=n)
     assert_close_unary(op, z[:n], x[:n], f"{op} count form")
@@ -556,10 +568,10 @@ def test_duplicate(kernels, dtype):
 
 
 @pytest.mark.parametrize("dtype", FILL_TYPES)
-@pytest.mark.parametrize("dst_blk,dst_rep", [(1, 8), (2, 16), (1, 10), (3, 24)])
+@pytest.mark.parametrize("dst_blk,dst_rep", [(1, 8), (2, 16), (1, 10), (3, 24), (0, 9)])
 def test_brcb(kernels, dtype, dst_blk, dst_rep):
     """Brcb: per repeat, source elements 8r..8r+7 each fill one 32-byte block of dst at
-    (r*dstRepStride + j*dstBlkStride)*32 bytes (ascendc.md §5.6)."""
+    (r*dstRepStride + j*dstBlkStride)*32 bytes; dstBlkStride 0 counts as 1 (ascendc.md §5.6)."""
     dt = NP[dtype]
     x, z0 = fill_inputs(dtype)
     repeat = 5
@@ -568,7 +580,7 @@ def test_brcb(kernels, dtype, dst_blk, dst_rep):
     per = 32 // np.dtype(dt).itemsize
     for r in range(repeat):
         for j in range(8):
-            start = (r * dst_rep + j * dst_blk) * per
+            start = (r * dst_rep + j * max(dst_blk, 1)) * per
             want[start:start + per] = x[8 * r + j]
     assert_same(z, want, f"Brcb blk {dst_blk} rep {dst_rep}")
 
@@ -627,8 +639,8 @@ def ref_cast(dst: str, src: str, x: np.ndarray, mode: str) -> np.ndarray:
     return round_float_format(v, NP[dst], mode)
 
 
-def cast_inputs(dst: str, src: str) -> np.ndarray:
-    rng = rng_for("cast", dst, src)
+def cast_inputs(dst: str, src: str, seed: int = 0) -> np.ndarray:
+    rng = rng_for("cast", dst, src, seed)
     n = CAST_LEN
     k = n // 4
     if src in ("half", "bfloat16_t"):
@@ -672,18 +684,41 @@ def run_cast(kernels, dst, src, x, z0, **tiling) -> SimResult:
 
 @pytest.mark.parametrize("dst,src,mode", CAST_CASES)
 def test_cast_round_modes(kernels, dst, src, mode):
-    """Every mode api_support.yaml lists for the pair is bit-exact against the reference rounding; every
-    other mode is an `unsupported` fault."""
+    """Every mode api_support.yaml lists for the pair is bit-exact against the reference rounding (three
+    input sets); every other mode is an `unsupported` fault."""
     allowed = cast_table()[(dst, src)]
-    x = cast_inputs(dst, src)
-    z0 = np.zeros(x.size, NP[dst])
-    r = run_cast(kernels, dst, src, x, z0, form=0, count=x.size, round=ROUND_MODES.index(mode))
-    if mode not in allowed:
-        assert [f.cls for f in r.faults] == ["unsupported"], r.faults
-        assert mode in r.faults[0].text and "Cast" in r.faults[0].text
-        return
+    for seed in range(3) if mode in allowed else range(1):
+        x = cast_inputs(dst, src, seed)
+        z0 = np.zeros(x.size, NP[dst])
+        r = run_cast(kernels, dst, src, x, z0, form=0, count=x.size, round=ROUND_MODES.index(mode))
+        if mode not in allowed:
+            assert [f.cls for f in r.faults] == ["unsupported"], r.faults
+            assert mode in r.faults[0].text and "Cast" in r.faults[0].text
+            return
+        assert r.ok, [f.text for f in r.faults]
+        assert_same(r.outputs[0], ref_cast(dst, src, x, mode), f"Cast {src}->{dst} {mode} seed {seed}")
+
+
+BF16_TIE_VALUES = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 1 + 2**-9, 1 - 2**-10, 3 * 2**-100]
+BF16_TIE_RESULTS = {  # by mode, for the values above
+    "RINT": [1.0, 1 + 2**-6, -1.0, 1.0, 1.0, 3 * 2**-100],
+    "ROUND": [1 + 2**-7, 1 + 2**-6, -(1 + 2**-7), 1.0, 1.0, 3 * 2**-100],
+    "FLOOR": [1.0, 1 + 2**-7, -(1 + 2**-7), 1.0, 1 - 2**-8, 3 * 2**-100],
+    "CEIL": [1 + 2**-7, 1 + 2**-6, -1.0, 1 + 2**-7, 1.0, 3 * 2**-100],
+    "TRUNC": [1.0, 1 + 2**-7, -1.0, 1.0, 1 - 2**-8, 3 * 2**-100],
+}
+
+
+@pytest.mark.parametrize("mode", list(BF16_TIE_RESULTS))
+def test_bf16_cast_rounding(kernels, mode):
+    """float -> bfloat16_t by hand-checked values: ties (1 + 2^-8 lies between 1 and 1 + 2^-7), a tie whose
+    even neighbour is above, a negative tie, values just off a tie, an exact value."""
+    x = np.resize(np.array(BF16_TIE_VALUES, np.float32), 64)
+    r = run_cast(kernels, "bfloat16_t", "float", x, np.zeros(64, BF16), form=0, count=64,
+                 round=ROUND_MODES.index(mode))
     assert r.ok, [f.text for f in r.faults]
-    assert_same(r.outputs[0], ref_cast(dst, src, x, mode), f"Cast {src}->{dst} {mode}")
+    want = np.resize(np.array(BF16_TIE_RESULTS[mode], np.float64), 64)
+    assert_same(r.outputs[0].astype(np.float64), want, f"bf16 {mode}")
 
 
 def test_cast_inputs_cover_ties():
@@ -736,9 +771,9 @@ REDUCE_LEN, REDUCE_OUT = 4096, 512
 ORDERS = ["VALUE_INDEX", "INDEX_VALUE", "ONLY_VALUE", "ONLY_INDEX"]
 
 
-def reduce_inputs(dtype: str, op: str, integers: bool):
+def reduce_inputs(dtype: str, op: str, integers: bool, seed: int = 0):
     """Integer-valued data makes every summation order exact (partial sums stay below 2^11 for half)."""
-    rng = rng_for("reduce", dtype, op, integers)
+    rng = rng_for("reduce", dtype, op, integers, seed)
     dt = NP[dtype]
     x = (rng.integers(-3, 4, REDUCE_LEN) if integers else rng.uniform(-50, 50, REDUCE_LEN)).astype(dt)
     z0 = rng.uniform(-9, 9, REDUCE_OUT).astype(dt)
@@ -772,12 +807,13 @@ def index_bits(z: np.ndarray, i: int) -> int:
     return int(z.view(UINT[z.dtype.itemsize])[i])
 
 
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("dtype,op", REDUCE_CASES)
 @pytest.mark.parametrize("integers", [True, False])
-def test_reduce_count_form(kernels, dtype, op, integers):
+def test_reduce_count_form(kernels, dtype, op, integers, seed):
     """ReduceSum/Max/Min count form: result in dst[0]; with calIndex, dst[1] holds the index of the first
     extreme as the bits of the value type (reinterpret as uint16/uint32)."""
-    x, z0 = reduce_inputs(dtype, op, integers)
+    x, z0 = reduce_inputs(dtype, op, integers, seed)
     for n in (1000, 64, 4096):
         xs = x.copy()
         if op != "Sum":
@@ -1238,3 +1274,29 @@ def test_own_mask_ignores_the_register(kernels, dtype):
     idx = np.array([r * lanes_of(dt) + lane for r in range(2) for lane in range(mask)])
     want[idx] = ref_binary("Add", x[idx], y[idx])
     assert_same(z, want, "own mask")
+
+
+@pytest.mark.parametrize("dtype", COPY_TYPES)
+def test_data_copy_zero_blocks_is_a_no_op(kernels, dtype):
+    """blockCount or blockLen 0 moves nothing (ascendc.md §4.4)."""
+    x, z0 = copy_inputs(dtype)
+    for form in (3, 4):
+        for rows, blen in ((0, 10), (3, 0)):
+            z = run_copy(kernels, dtype, x, z0, COPY_LEN, form=form, blockCount=rows, blockLen=blen, isPad=1,
+                         rightPadding=1, padBits=0x1111)
+            assert_same(z, z0.view(np.uint8), f"DataCopyPad GM->UB blockCount {rows} blockLen {blen}")
+    z = run_copy(kernels, dtype, x, z0, COPY_LEN, form=5, blockCount=0, blockLen=64)
+    assert not z.any(), "DataCopyPad UB->GM with blockCount 0"
+    z = run_copy(kernels, dtype, x, z0, COPY_LEN, form=1, blockCount=4, blockLen=0)
+    assert not z.any(), "DataCopy with blockLen 0"
+
+
+def test_data_copy_count_not_32_byte_multiple_faults(kernels):
+    """DataCopy's count form needs count*sizeof(T) to be a multiple of 32 bytes; the NPU silently drops the
+    tail, the simulator (like CANN's CPU debug mode) stops with a `misaligned` fault naming DataCopy."""
+    x, z0 = copy_inputs("half")
+    args = [GmIn(x, "x"), GmIn(z0, "z0"), GmOut(np.dtype(np.float16), (COPY_LEN,), "z"),
+            COPY_TILING(len=x.size, outLen=COPY_LEN, form=0, count=1000 + 5)]
+    r = kernels.run("api_copy", {"DTYPE": "half"}, args, ok=False)
+    assert [f.cls for f in r.faults] == ["misaligned"], r.faults
+    assert r.faults[0].api == "DataCopy"
