@@ -951,10 +951,10 @@ def cmpsel_inputs(dtype: str):
     return x, y, sel, z0
 
 
-def run_cmpsel(kernels, dtype, x, y, sel, z0, **tiling) -> SimResult:
+def run_cmpsel(kernels, dtype, x, y, sel, z0, ok: bool = True, **tiling) -> SimResult:
     args = [GmIn(x, "x"), GmIn(y, "y"), GmIn(sel, "sel"), GmIn(z0, "z0"), GmOut(np.dtype(NP[dtype]), (CMP_LEN,), "z"),
             GmOut(np.dtype(np.uint8), (CMP_LEN // 8,), "mask"), CMPSEL_TILING(len=CMP_LEN, **tiling)]
-    return kernels.run("api_cmpsel", {"DTYPE": dtype}, args)
+    return kernels.run("api_cmpsel", {"DTYPE": dtype}, args, ok=ok)
 
 
 def bits_of(flags: np.ndarray) -> np.ndarray:
@@ -976,6 +976,26 @@ def test_compare_count_form(kernels, dtype, mode):
     r = run_cmpsel(kernels, dtype, x, y, sel, z0, form=1, mode=CMP_MODES.index(mode), count=n, scalar=s)
     want[: n // 8] = bits_of(CMP_FN[mode](x[:n], NP[dtype](s)))
     assert_same(r.outputs[1], want, f"Compares {mode}")
+
+
+@pytest.mark.parametrize("mode", CMP_MODES)
+def test_compare_int32_eq_only(kernels, mode):
+    """int32_t operands: Compare/Compares support CMPMODE::EQ only (ascendc.md §5.9); other modes are an
+    `unsupported` fault."""
+    rng = rng_for("cmp int32")
+    x = rng.integers(-3, 4, CMP_LEN).astype(np.int32)
+    y = rng.integers(-3, 4, CMP_LEN).astype(np.int32)
+    sel = rng.integers(0, 256, CMP_LEN // 8).astype(np.uint8)
+    z0 = np.zeros(CMP_LEN, np.int32)
+    for form in (0, 1):
+        r = run_cmpsel(kernels, "int32_t", x, y, sel, z0, ok=mode == "EQ", form=form, mode=CMP_MODES.index(mode),
+                       count=512, scalar=1)
+        if mode != "EQ":
+            assert [f.cls for f in r.faults] == ["unsupported"], r.faults
+            continue
+        want = sel.copy()
+        want[:64] = bits_of(x[:512] == (y[:512] if form == 0 else 1))
+        assert_same(r.outputs[1], want, f"int32 {'Compare' if form == 0 else 'Compares'} EQ")
 
 
 def test_compare_unaligned_count_leaves_the_remainder(kernels):

@@ -73,16 +73,22 @@ private:
         DataCopy(maskLocal, selLocal, maskBytes);  // bits Compare does not write keep the input's
         const T s = static_cast<T>(t.scalar);
         const uint32_t count = uint32_t(t.count);
+        constexpr bool hasSelect = std::is_same_v<T, half> || std::is_same_v<T, float>;
         switch (t.form) {
             case 0: Compare(maskLocal, xLocal, yLocal, static_cast<CMPMODE>(t.mode), count); break;
             case 1: Compares(maskLocal, xLocal, s, static_cast<CMPMODE>(t.mode), count); break;
-            case 2: Select(zLocal, selLocal, xLocal, yLocal, static_cast<SELMODE>(t.mode), count); break;
-            case 3: Select(zLocal, selLocal, xLocal, s, static_cast<SELMODE>(t.mode), count); break;
-            case 4:
-                Compare(maskLocal, xLocal, yLocal, CMPMODE::LT, count);
-                Select(zLocal, maskLocal, xLocal, yLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
-                break;
             default: break;
+        }
+        if constexpr (hasSelect) {
+            switch (t.form) {
+                case 2: Select(zLocal, selLocal, xLocal, yLocal, static_cast<SELMODE>(t.mode), count); break;
+                case 3: Select(zLocal, selLocal, xLocal, s, static_cast<SELMODE>(t.mode), count); break;
+                case 4:
+                    Compare(maskLocal, xLocal, yLocal, CMPMODE::LT, count);
+                    Select(zLocal, maskLocal, xLocal, yLocal, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+                    break;
+                default: break;
+            }
         }
         outQueueZ.EnQue<T>(zLocal);
         outQueueMask.EnQue<uint8_t>(maskLocal);

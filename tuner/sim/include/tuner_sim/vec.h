@@ -300,11 +300,25 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
 #undef TUNER_SIM_CAST_PREAMBLE
 
 // ---- Compare / Select -----------------------------------------------------------------------------
+namespace detail {
+// int32_t operands are compared for equality only (asc-devkit Compare.md: int32_t supports EQ).
+template <typename T>
+inline void check_cmp_mode(const char* api, CMPMODE mode) {
+    if constexpr (std::is_same_v<T, int32_t>) {
+        if (mode != CMPMODE::EQ) {
+            tuner_sim::fault(tuner_sim::FaultClass::Unsupported,
+                             "%s on int32_t supports CMPMODE::EQ only, got mode %d, on %s", api, int(mode),
+                             TUNER_SIM_SOC_NAME);
+        }
+    }
+}
+}  // namespace detail
 template <typename T, typename U>
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                                CMPMODE cmpMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
     tuner_sim::api_begin("Compare", loc);
+    detail::check_cmp_mode<T>("Compare", cmpMode);
     auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
     d.dst = detail::operand(dst);
     d.src0 = detail::operand(src0);
@@ -318,6 +332,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
     tuner_sim::api_begin("Compare", loc);
+    detail::check_cmp_mode<T>("Compare", cmpMode);
     auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
     d.dst = detail::operand(dst);
     d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
@@ -331,6 +346,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
                                const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
     tuner_sim::api_begin("Compare", loc);
+    detail::check_cmp_mode<T>("Compare", cmpMode);
     auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
     d.dst = detail::operand(dst);
     d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
@@ -343,6 +359,7 @@ __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>&
                                 CMPMODE cmpMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
     tuner_sim::api_begin("Compares", loc);
+    detail::check_cmp_mode<T>("Compares", cmpMode);
     auto d = detail::desc("Compares", tuner_sim::VecKind::CompareScalar, uint8_t(cmpMode),
                           tuner_sim::InstrClass::UnarySimple);
     d.dst = detail::operand(dst);
