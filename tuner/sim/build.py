@@ -151,6 +151,8 @@ def _explain(msg: str, soc: Soc | None) -> str:
     name = m and (m[1] or m[2])
     if name in unsupported_apis():
         return f"{name} is not supported by the tuner simulator: {unsupported_apis()[name]}"
+    if name and m[2]:
+        return f"{msg} (not provided by the tuner simulator, or misspelt)"
     m = _DTYPE_ERROR.match(msg)
     if m and soc is not None and m[1] in codegen.api_support()["apis"] and not codegen.supported_types(
             m[1], soc.vector_costs):
@@ -228,7 +230,10 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
         proc = _run([cxx, *KERNEL_FLAGS, *_define_flags(list(defines)), "-I", str(INCLUDE_DIR), "-I", str(socd),
                      "-I", str(source.parent), "-c", str(entry), "-o", str(obj)], "compile")
         if proc.returncode != 0:
-            if re.search(rf"'{re.escape(kernel)}' was not declared|{re.escape(kernel)}.*not declared", proc.stderr):
+            # Only the generated entry.cpp naming the kernel: a user's own undeclared name in a file whose
+            # path contains the kernel name (add_custom.cpp) is not a missing kernel.
+            missing = rf"entry\.cpp:\d+:(\d+:)? error: [‘'`]{re.escape(kernel)}[’'] (was not declared|has not been declared)"
+            if re.search(missing, proc.stderr):
                 raise CompileError(f"{source}: error: no kernel function named '{kernel}' in this source "
                                    "(check --kernel)", proc.stderr)
             raise _compile_error(proc.stderr, [source], soc)
