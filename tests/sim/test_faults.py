@@ -249,6 +249,28 @@ def test_compile_error_is_raised_with_a_summary():
                                  "simulator: high-level APIs are out of scope; compose it from basic APIs")
 
 
+@pytest.mark.parametrize("err, words", [
+    (6, ["‘SetAtomicAdd’ was not declared", "not provided by the tuner simulator, or misspelt"]),
+    (7, ["no matching function for call to ‘Muls(", "must have the tensor's element type: write (float)value"]),
+])
+def test_compile_error_hints(err, words):
+    with pytest.raises(CompileError) as exc:
+        run_cerr(err)
+    assert exc.value.summary.startswith(f"{CERR}:{fault_line(CERR, err)}: error: ")
+    for w in words:
+        assert w in exc.value.summary
+
+
+def test_undeclared_name_in_a_file_named_after_the_kernel_is_not_a_missing_kernel(tmp_path):
+    src = tmp_path / "cerr_kernel.cpp"  # the path contains the kernel's name
+    src.write_text(CERR.read_text())
+    with pytest.raises(CompileError) as exc:
+        simulate(src, "cerr_kernel", 1, [], defines=["ERR=6"])
+    assert "SetAtomicAdd" in exc.value.summary and "no kernel function" not in exc.value.summary
+    with pytest.raises(CompileError, match="no kernel function named 'no_such_kernel'"):
+        simulate(src, "no_such_kernel", 1, [], defines=["ERR=0"])
+
+
 def test_usage_error_is_raised():
     with pytest.raises(UsageError, match="takes 3 parameters, 2 --arg given"):
         simulate(CERR, "cerr_kernel", 1, [GmIn(np.zeros(64, np.float32)), GmOut(np.dtype(np.float32), (64,))],

@@ -134,6 +134,8 @@ _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kin
 
 _UNSUPPORTED_DECL = re.compile(r"^TUNER_SIM_UNSUPPORTED\((\w+),\s*(\w+)\)", re.MULTILINE)
 _CALL_ERROR = re.compile(r"no matching function for call to [‘'`](\w+)[<(]|[‘'`](\w+)[’'] was not declared")
+_SCALAR_TYPE_ERROR = re.compile(r"no matching function for call to [‘'`]\w+\(.*LocalTensor<(half|bfloat16_t|float)>"
+                                r".*, (float|double)[,)]")
 _DTYPE_ERROR = re.compile(r"^(\w+): this element type is not supported on (\S+)")
 
 
@@ -153,6 +155,10 @@ def _explain(msg: str, soc: Soc | None) -> str:
         return f"{name} is not supported by the tuner simulator: {unsupported_apis()[name]}"
     if name and m[2]:
         return f"{msg} (not provided by the tuner simulator, or misspelt)"
+    m = _SCALAR_TYPE_ERROR.search(msg)
+    if m and m[1] != m[2]:
+        return (f"{msg} (a scalar operand must have the tensor's element type: write ({m[1]})value, as with "
+                "Ascend C's own headers)")
     m = _DTYPE_ERROR.match(msg)
     if m and soc is not None and m[1] in codegen.api_support()["apis"] and not codegen.supported_types(
             m[1], soc.vector_costs):
@@ -232,7 +238,8 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
         if proc.returncode != 0:
             # Only the generated entry.cpp naming the kernel: a user's own undeclared name in a file whose
             # path contains the kernel name (add_custom.cpp) is not a missing kernel.
-            missing = rf"entry\.cpp:\d+:(\d+:)? error: [‘'`]{re.escape(kernel)}[’'] (was not declared|has not been declared)"
+            missing = (rf"entry\.cpp:\d+:(\d+:)? error: [‘'`]{re.escape(kernel)}[’'] "
+                       r"(was not declared|has not been declared)")
             if re.search(missing, proc.stderr):
                 raise CompileError(f"{source}: error: no kernel function named '{kernel}' in this source "
                                    "(check --kernel)", proc.stderr)

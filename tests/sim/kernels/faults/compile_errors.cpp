@@ -2,6 +2,7 @@
 //   ERR=1 SoftMax (high-level API)         ERR=2 GET_TILING_DATA (custom-op tiling macro)
 //   ERR=3 Exp on bfloat16_t (no such dtype) ERR=4 DataCopyPad (fine on A2; refused with --soc Ascend310P3)
 //   ERR=5 the <<<>>> launch syntax outside a __CCE_KT_TEST__ guard
+//   ERR=6 an API the simulator lacks (SetAtomicAdd)  ERR=7 a double scalar for a float tensor
 // ERR=0 compiles and runs clean. A line marked `// FAULT n` is where the error of ERR=n must be reported.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -37,6 +38,11 @@ extern "C" __global__ __aicore__ void cerr_kernel(GM_ADDR x, GM_ADDR z, GM_ADDR 
     DataCopy(a, xGm, N);
 #endif
     PipeBarrier<PIPE_ALL>();
+#if ERR == 6
+    SetAtomicAdd<T>();  // FAULT 6
+#elif ERR == 7
+    Muls(a, a, 2.0, N);  // FAULT 7
+#endif
 #if ERR == 1
     SoftMax<T>(b, a, a, a, buf.Get<uint8_t>(), {}, {});  // FAULT 1
 #else
