@@ -697,6 +697,8 @@ def test_cast_round_modes(kernels, dst, src, mode):
             return
         assert r.ok, [f.text for f in r.faults]
         assert_same(r.outputs[0], ref_cast(dst, src, x, mode), f"Cast {src}->{dst} {mode} seed {seed}")
+        if mode == "ROUND" and src == "float" and dst != "int32_t":  # the inputs hold real ties
+            assert (ref_cast(dst, src, x, "RINT") != ref_cast(dst, src, x, "ROUND")).sum() > 100
 
 
 BF16_TIE_VALUES = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 1 + 2**-9, 1 - 2**-10, 3 * 2**-100]
@@ -719,14 +721,6 @@ def test_bf16_cast_rounding(kernels, mode):
     assert r.ok, [f.text for f in r.faults]
     want = np.resize(np.array(BF16_TIE_RESULTS[mode], np.float64), 64)
     assert_same(r.outputs[0].astype(np.float64), want, f"bf16 {mode}")
-
-
-def test_cast_inputs_cover_ties():
-    """The float->half/bf16 inputs include exact ties, so RINT, ROUND and ODD really differ."""
-    for dst in ("half", "bfloat16_t"):
-        x = cast_inputs(dst, "float").astype(np.float64)
-        assert (ref_cast(dst, "float", x, "RINT") != ref_cast(dst, "float", x, "ROUND")).sum() > 100
-        assert (ref_cast(dst, "float", x, "FLOOR") != ref_cast(dst, "float", x, "CEIL")).sum() > 1000
 
 
 @pytest.mark.parametrize("dst,src,mode", [("half", "float", "ROUND"), ("float", "half", "NONE"),
