@@ -113,3 +113,14 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     missing = _cli("simulate", "nope.cpp", "--kernel", "k", "--block-dim", "1", cwd=tmp_path)
     assert missing.returncode == 2 and "no such source file" in missing.stderr
     assert "Traceback" not in usage.stderr + unknown_soc.stderr + missing.stderr
+
+
+def test_editing_a_local_header_rebuilds(tmp_path: Path) -> None:
+    spec = load_socs()["Ascend910B1"]
+    (tmp_path / "consts.h").write_text("constexpr int K = 1;\n")
+    (tmp_path / "k.cpp").write_text('#include "kernel_operator.h"\n#include "consts.h"\n'
+                                    'extern "C" __global__ __aicore__ void k(GM_ADDR x) { (void)K; }\n')
+    first = build_kernel(tmp_path / "k.cpp", "k", spec)
+    (tmp_path / "consts.h").write_text("constexpr int K = 2;\n")
+    second = build_kernel(tmp_path / "k.cpp", "k", spec)
+    assert not second.cached and second.path != first.path

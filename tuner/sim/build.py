@@ -213,6 +213,23 @@ def _compile_error(stderr: str, sources: list[Path], soc: Soc | None = None) -> 
     return CompileError(summary, stderr)
 
 
+_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+
+
+def local_includes(source: Path) -> list[Path]:
+    """Quoted includes found next to the including file, recursively: they are part of a build's cache key."""
+    found: list[Path] = []
+    todo = [source]
+    while todo:
+        current = todo.pop()
+        for name in _LOCAL_INCLUDE.findall(current.read_text(errors="replace")):
+            path = (current.parent / name).resolve()
+            if path.is_file() and path not in found and path != source:
+                found.append(path)
+                todo.append(path)
+    return sorted(found)
+
+
 def _define_flags(defines: list[str]) -> list[str]:
     return [f"-D{d}" for d in defines]
 
@@ -223,7 +240,8 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
     text = source.read_text(errors="replace")
     runtime = runtime_dir()
     socd = soc_dir(soc)
-    key = _digest(text, str(source), kernel, soc.name, sim_version(), *defines)
+    headers = [h.read_bytes() for h in local_includes(source)]
+    key = _digest(text, str(source), kernel, soc.name, sim_version(), *defines, *headers)
     final = cache_root() / "sim" / "kernels" / key
     if (final / "app").exists():
         return Executable(final / "app", kernel, soc.name, cached=True)

@@ -357,7 +357,7 @@ void reduce_exec(const ReduceDesc& d) {
         return;
     }
 
-    const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, false, d.repeat, lanes);
+    const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, d.repeat, lanes);
     const uint32_t R = plan.repeats;
     VecOperand src = d.src;
     if (d.form == ReduceForm::Repeats) src.blk_stride = 1;

@@ -158,6 +158,7 @@ struct ReduceDesc {
     uint64_t count;      // Count form
     bool mask_bits;
     uint64_t mask_hi, mask_lo;
+    bool use_mask_register;   // isSetMask == false: take the mask set by SetVectorMask / SetMaskCount
     uint32_t repeat;
     uint32_t dst_rep_stride;  // PerRepeat: elements (units of the ordering); PerBlock: units of 8 elements
     bool cal_index;

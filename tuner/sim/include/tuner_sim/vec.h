@@ -412,50 +412,18 @@ inline tuner_sim::ReduceDesc reduce_desc(const char* api, tuner_sim::ReduceKind 
     return d;
 }
 // WholeReduce* / BlockReduce* with isSetMask == false take their lanes from the mask register
-// (SetVectorMask / SetMaskCount). In counter mode the register holds an element count: full repeats,
-// then one partial repeat, issued as two instructions. `dst_step` is the dst bytes one repeat advances.
+// (SetVectorMask / SetMaskCount); with isSetMask == true they leave their own mask there.
 template <typename T>
-inline void reduce_with_mask(tuner_sim::ReduceDesc d, bool isSetMask, uint64_t dst_step) {
-    if (isSetMask) {
-        if (d.mask_bits) {
-            tuner_sim::mask_state().lo = d.mask_lo;
-            tuner_sim::mask_state().hi = d.mask_hi;
-        } else {
-            mask_register_set_lanes(d.mask_lo);
-        }
-        tuner_sim::reduce_exec(d);
-        return;
+inline void reduce_with_mask(tuner_sim::ReduceDesc d, bool isSetMask) {
+    if (!isSetMask) {
+        d.use_mask_register = true;
+    } else if (d.mask_bits) {
+        tuner_sim::mask_state().lo = d.mask_lo;
+        tuner_sim::mask_state().hi = d.mask_hi;
+    } else {
+        mask_register_set_lanes(d.mask_lo);
     }
-    const tuner_sim::MaskState& m = tuner_sim::mask_state();
-    if (!m.counter) {
-        d.mask_bits = true;
-        d.mask_lo = m.lo;
-        d.mask_hi = sizeof(T) == 2 ? m.hi : 0;
-        tuner_sim::reduce_exec(d);
-        return;
-    }
-    constexpr uint32_t lanes = 256 / sizeof(T);
-    const uint32_t full = uint32_t(m.lo / lanes), tail = uint32_t(m.lo % lanes);
-    d.mask_bits = false;
-    if (full > 0) {
-        d.mask_lo = lanes;
-        d.repeat = full;
-        tuner_sim::reduce_exec(d);
-    }
-    if (tail > 0) {
-        d.src.off += uint32_t(uint64_t(full) * d.src.rep_stride * 32);
-        d.dst.off += uint32_t(full * dst_step);
-        d.mask_lo = tail;
-        d.repeat = 1;
-        tuner_sim::reduce_exec(d);
-    }
-}
-template <typename T>
-inline uint64_t whole_reduce_step(const tuner_sim::ReduceDesc& d) {
-    const bool pair = d.kind != tuner_sim::ReduceKind::Sum &&
-                      (d.order == uint8_t(ReduceOrder::ORDER_VALUE_INDEX) ||
-                       d.order == uint8_t(ReduceOrder::ORDER_INDEX_VALUE));
-    return uint64_t(d.dst_rep_stride) * (pair ? 2 : 1) * sizeof(T);
+    tuner_sim::reduce_exec(d);
 }
 }  // namespace detail
 
@@ -528,7 +496,7 @@ TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
         d.order = ORDER_ARG;                                                                                       \
-        detail::reduce_with_mask<T>(d, isSetMask, detail::whole_reduce_step<T>(d));                               \
+        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
     }                                                                                                              \
     template <typename T, bool isSetMask = true>                                                                   \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],       \
@@ -546,7 +514,7 @@ TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
         d.order = ORDER_ARG;                                                                                       \
-        detail::reduce_with_mask<T>(d, isSetMask, detail::whole_reduce_step<T>(d));                               \
+        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
     }
 
 TUNER_SIM_WHOLE_REDUCE(WholeReduceSum, Sum, , uint8_t(ReduceOrder::ORDER_ONLY_VALUE))
@@ -569,7 +537,7 @@ TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = 
         d.mask_lo = uint64_t(mask);                                                                                \
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        detail::reduce_with_mask<T>(d, isSetMask, uint64_t(d.dst_rep_stride) * 8 * sizeof(T));                    \
+        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
     }                                                                                                              \
     template <typename T, bool isSetMask = true>                                                                   \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,    \
@@ -585,7 +553,7 @@ TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = 
         d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
         d.repeat = uint32_t(repeatTime);                                                                           \
         d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        detail::reduce_with_mask<T>(d, isSetMask, uint64_t(d.dst_rep_stride) * 8 * sizeof(T));                    \
+        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
     }
 
 TUNER_SIM_BLOCK_REDUCE(BlockReduceSum, Sum)
