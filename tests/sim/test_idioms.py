@@ -152,3 +152,26 @@ def test_row_softmax_without_its_flags_and_no_auto_sync_is_caught():
     assert {f.cls for f in r.faults} == {"sync-hazard"}
     texts = "\n".join(f.text for f in r.faults)
     assert "S reads" in texts and "V reads" in texts
+
+
+def _gm_scalar(auto_sync: bool, explicit: int, no_dcci: int = 0) -> SimResult:
+    return simulate(IDIOMS / "gm_scalar.cpp", "gm_scalar", 1,
+                    [GmOut(np.dtype(np.float32), (16,)), GmOut(np.dtype(np.float32), (24,)), Scalar("f32", 0.5)],
+                    auto_sync=auto_sync, defines=[f"EXPLICIT={explicit}", f"NO_DCCI={no_dcci}"])
+
+
+@pytest.mark.parametrize("auto_sync, explicit", [(True, 0), (True, 1), (False, 1)],
+                         ids=["auto-sync", "auto-sync+flags", "no-auto-sync+flags"])
+def test_gm_setvalue_written_back_then_read_by_dma(auto_sync, explicit):
+    r = clean(_gm_scalar(auto_sync, explicit))
+    table = np.arange(16, dtype=np.float32) * np.float32(0.5)
+    np.testing.assert_array_equal(r.outputs[0], table)
+    np.testing.assert_array_equal(r.outputs[1][:16], table)
+    assert r.outputs[1][16] == table[3]
+
+
+def test_gm_scalar_access_without_flags_or_auto_sync_is_caught():
+    r = _gm_scalar(False, 0)
+    assert {f.cls for f in r.faults} == {"sync-hazard"}
+    texts = "\n".join(f.text for f in r.faults)
+    assert "SetFlag/WaitFlag<HardEvent::S_MTE2>" in texts and "SetFlag/WaitFlag<HardEvent::MTE3_S>" in texts

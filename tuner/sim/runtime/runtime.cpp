@@ -31,7 +31,8 @@ struct FaultRecord {
     std::string message;
     int64_t block;
     uint32_t site;
-    int blocks = 1;
+    int blocks = 1;                 // distinct blocks that hit it
+    std::vector<int64_t> block_ids;  // those blocks (a fault repeated in a loop counts once per block)
 };
 
 struct GmBuffer {
@@ -103,7 +104,10 @@ void record_fault(FaultClass cls, std::string msg) {
     std::lock_guard<std::mutex> lock(g_launch->mu);
     for (auto& f : g_launch->faults) {
         if (f.cls == cls && f.site == s && (f.site != 0 || f.message == msg)) {
-            ++f.blocks;
+            if (std::find(f.block_ids.begin(), f.block_ids.end(), block) == f.block_ids.end()) {
+                f.block_ids.push_back(block);
+                f.blocks = int(f.block_ids.size());
+            }
             if (block >= 0 && block < f.block) {  // name the lowest block, whatever the thread schedule
                 f.block = block;
                 f.message = std::move(msg);
@@ -111,7 +115,7 @@ void record_fault(FaultClass cls, std::string msg) {
             return;
         }
     }
-    g_launch->faults.push_back({cls, std::move(msg), block, s});
+    g_launch->faults.push_back({cls, std::move(msg), block, s, 1, {block}});
 }
 
 const GmBuffer* find_gm(uintptr_t p) {
@@ -227,14 +231,27 @@ void check_gm_span(BlockCtx& c, int pipe, uint64_t seq, const GmSpan& s) {
         fault(FaultClass::OutOfBounds, "%s (%s, %llu bytes) is outside GM: %s", s.operand,
               s.access == Access::Read ? "read" : "write", (unsigned long long)s.bytes, where_gm(lo, s.bytes).c_str());
     }
+    if (pipe == int(Pipe::MTE2) || pipe == int(Pipe::MTE3)) {
+        for (const auto& d : c.dcache_dirty) {
+            if (d.hi > lo && d.lo < hi) {
+                const Site& o = site(d.site);
+                fault_soft(FaultClass::SyncHazard,
+                           "%s %s GM bytes that %s at %s:%d left in the scalar data cache; a "
+                           "DataCacheCleanAndInvalid on them is missing before the DMA",
+                           kPipeNames[pipe], s.access == Access::Read ? "reads" : "overwrites", o.api, o.file,
+                           o.line);
+                break;
+            }
+        }
+    }
     for (const auto& w : c.gm_writes) {
         if (w.hi > lo && w.lo < hi && !ordered(c, pipe, w.pipe, w.seq)) {
             const Site& o = site(w.site);
             fault_soft(FaultClass::SyncHazard,
                        "%s %s GM bytes that %s wrote at %s:%d with nothing ordering them; expected a "
-                       "SetFlag/WaitFlag (e.g. MTE3_MTE2) between the two",
+                       "SetFlag/WaitFlag<HardEvent::%s_%s> (or a PipeBarrier<PIPE_ALL>) between the two",
                        kPipeNames[pipe], s.access == Access::Read ? "reads" : "overwrites", kPipeNames[w.pipe],
-                       o.file, o.line);
+                       o.file, o.line, kPipeNames[w.pipe], kPipeNames[pipe]);
             break;
         }
     }
@@ -593,14 +610,54 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
     c.busy[s] += cost;
 }
 
+// Scalar GetValue/SetValue on GM. Under auto-sync the compiler orders them against the DMA pipes that
+// wrote the bytes, and later DMA after them, as for UB. A SetValue lands in the scalar data cache until
+// DataCacheCleanAndInvalid writes it back.
 void gm_scalar_access(const void* addr, uint64_t bytes, Access access) {
     BlockCtx& c = ctx();
     const int s = int(Pipe::S);
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(addr), hi = lo + bytes;
+    if (g_options.auto_sync) {
+        for (const auto& w : c.gm_writes) {
+            if (w.hi > lo && w.lo < hi && w.pipe != s) {
+                c.vc[s][w.pipe] = std::max(c.vc[s][w.pipe], w.seq);
+                c.t[s] = std::max(c.t[s], c.t[w.pipe]);
+            }
+        }
+    }
     const uint64_t seq = ++c.seq[s];
     check_gm_span(c, s, seq, GmSpan{addr, bytes, access, "GM scalar operand"});
+    if (g_options.auto_sync) {
+        for (int p = 0; p < kPipes; ++p) {
+            if (p != s) c.vc[p][s] = c.seq[s];
+        }
+    }
+    if (access == Access::Write && bytes > 0) {
+        auto& d = c.dcache_dirty;
+        if (!d.empty() && d.back().hi == lo) {
+            d.back().hi = hi;
+        } else {
+            d.push_back({lo, hi, uint8_t(s), seq, c.site});
+        }
+    }
     const double cost = access == Access::Read ? soc_config.get_value_cycles : soc_config.set_value_cycles;
     c.t[s] += cost;
     c.busy[s] += cost;
+}
+
+void dcache_clean(const void* addr, bool entire) {
+    BlockCtx& c = ctx();
+    if (entire) {
+        c.dcache_dirty.clear();
+        return;
+    }
+    const uintptr_t line = reinterpret_cast<uintptr_t>(addr) & ~uintptr_t(63);
+    std::vector<GmWrite> kept;
+    for (const auto& d : c.dcache_dirty) {  // keep the parts outside [line, line + 64)
+        if (d.lo < line) kept.push_back({d.lo, std::min(d.hi, line), d.pipe, d.seq, d.site});
+        if (d.hi > line + 64) kept.push_back({std::max(d.lo, line + 64), d.hi, d.pipe, d.seq, d.site});
+    }
+    c.dcache_dirty.swap(kept);
 }
 
 void sync_all() {
@@ -710,7 +767,7 @@ std::string fault_line(const Launch& L, const FaultRecord& f) {
     const Site& s = site(f.site);
     std::string where = "kernel " + L.kernel;
     if (f.block >= 0) where += ", block " + std::to_string(f.block);
-    if (f.blocks > 1) where += " (and " + std::to_string(f.blocks - 1) + " more)";
+    if (f.blocks > 1) where += " (and " + std::to_string(f.blocks - 1) + " more block" + (f.blocks > 2 ? "s)" : ")");
     if (f.site) where += std::string(", ") + s.api + " at " + s.file + ":" + std::to_string(s.line);
     return std::string("error: [") + kFaultNames[int(f.cls)] + "] " + f.message + " (" + where + ")";
 }
@@ -923,9 +980,11 @@ void arm_watchdog() {
     std::thread([] {
         std::this_thread::sleep_for(std::chrono::duration<double>(g_options.timeout_s));
         // Where the running blocks are: the last Ascend C call each made (a spin loop usually calls one).
+        // Both locks are taken with retries: the hung blocks may be calling APIs (which take g_sites_mu)
+        // in a tight loop, so one try can fail; a lock held forever is not waited for.
         char where[400] = "";
         Launch* L = g_launch;
-        for (int attempt = 0; L && attempt < 100 && !where[0]; ++attempt) {
+        for (int attempt = 0; L && attempt < 1000; ++attempt) {
             if (!L->mu.try_lock()) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 continue;
@@ -937,6 +996,7 @@ void arm_watchdog() {
                 if (first) ++others;
                 else first = c;
             }
+            bool done = !first;
             if (first && g_sites_mu.try_lock()) {
                 const uint32_t id = first->last_site.load(std::memory_order_relaxed);
                 const Site& s = g_sites[id < g_sites.size() ? id : 0];
@@ -944,9 +1004,11 @@ void arm_watchdog() {
                          others ? (" (and " + std::to_string(others) + " more still running)").c_str() : "", s.api,
                          s.file, s.line);
                 g_sites_mu.unlock();
+                done = true;
             }
             L->mu.unlock();
-            break;
+            if (done) break;
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
         }
         char line[600];
         snprintf(line, sizeof line,

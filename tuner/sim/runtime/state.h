@@ -72,6 +72,7 @@ struct BlockCtx {
     std::map<std::pair<int, int>, FlagState> flags;  // ((src,dst) pair id, event id)
     std::unordered_map<uint64_t, FlagState> queue_events;
     std::vector<GmWrite> gm_writes;
+    std::vector<GmWrite> dcache_dirty;  // GM bytes GlobalTensor::SetValue left in the scalar data cache
     std::array<int, 32> live_tensors{};
     // timing, in cycles
     std::array<double, kPipes> t{};

@@ -28,6 +28,8 @@ constexpr EventPipes event_pipes(AscendC::HardEvent e) {
     }
 }
 const char* hard_event_name(int event);
+// DataCacheCleanAndInvalid: the 64-byte line at `addr`, or the whole data cache.
+void dcache_clean(const void* addr, bool entire);
 
 }  // namespace tuner_sim
 
@@ -90,8 +92,14 @@ __aicore__ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const L
     tuner_sim::sync_all();
 }
 
+// Writes the scalar data cache back to GM (the 64-byte line holding dst, or all of it) so DMA sees
+// what GlobalTensor::SetValue wrote.
 template <typename T, CacheLine entireType = CacheLine::SINGLE_CACHE_LINE, DcciDst dcciDst = DcciDst::CACHELINE_OUT>
-__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst) {}
+__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst,
+                                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    tuner_sim::api_begin("DataCacheCleanAndInvalid", loc);
+    tuner_sim::dcache_clean(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
+}
 
 __aicore__ inline int64_t GetBlockIdx() { return tuner_sim::block_idx(); }
 __aicore__ inline int64_t GetBlockNum() { return tuner_sim::block_num(); }
