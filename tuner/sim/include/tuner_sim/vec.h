@@ -31,24 +31,30 @@ inline void set_count(tuner_sim::VecDesc& d, int64_t count) {
     d.count = count < 0 ? 0 : uint64_t(count);
     mask_register_after_count_form();
 }
+// The lanes of a mask-form call: a bit mask (mask[0] low lanes, mask[1] high lanes of 16-bit types) or
+// the first `lo` lanes.
+struct Lanes {
+    bool bits;
+    uint64_t lo, hi;
+};
 template <typename T>
-inline void set_mask(tuner_sim::VecDesc& d, const uint64_t mask[], uint32_t repeat, bool isSetMask) {
-    d.mask_bits = true;
-    d.mask_lo = mask[0];
-    d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;
-    d.repeat = repeat;
-    d.use_mask_register = !isSetMask;
-    if (isSetMask) {
-        tuner_sim::mask_state().lo = d.mask_lo;
-        tuner_sim::mask_state().hi = d.mask_hi;
-    }
+inline Lanes lanes(const uint64_t mask[]) {
+    return {true, mask[0], sizeof(T) == 2 ? mask[1] : 0};
 }
-inline void set_mask(tuner_sim::VecDesc& d, uint64_t mask, uint32_t repeat, bool isSetMask) {
-    d.mask_bits = false;
-    d.mask_lo = mask;
+inline Lanes lanes(uint64_t mask) { return {false, mask, 0}; }
+inline void set_mask(tuner_sim::VecDesc& d, Lanes m, uint32_t repeat, bool isSetMask) {
+    d.mask_bits = m.bits;
+    d.mask_lo = m.lo;
+    d.mask_hi = m.hi;
     d.repeat = repeat;
     d.use_mask_register = !isSetMask;
-    if (isSetMask) mask_register_set_lanes(mask);
+    if (!isSetMask) return;
+    if (m.bits) {
+        tuner_sim::mask_state().lo = m.lo;
+        tuner_sim::mask_state().hi = m.hi;
+    } else {
+        mask_register_set_lanes(m.lo);
+    }
 }
 inline tuner_sim::VecDesc desc(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls) {
     tuner_sim::VecDesc d{};
@@ -64,45 +70,74 @@ inline tuner_sim::VecDesc desc(const char* api, tuner_sim::VecKind kind, uint8_t
 #define TUNER_SIM_REQUIRE(API, T) \
     static_assert(tuner_sim::support::API<T>, #API ": this element type is not supported on " TUNER_SIM_SOC_NAME)
 
+namespace detail {
+template <typename T>
+struct identity {
+    using type = T;
+};
+// A source operand that may be absent (nullptr); not used to deduce T.
+template <typename T>
+using Source = const typename identity<LocalTensor<T>>::type*;
+
+// One mask/repeat-form instruction with a destination and up to two sources (Binary, Scalar, Unary).
+template <typename T, typename P>
+inline void repeat_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls,
+                        const LocalTensor<T>& dst, Source<T> src0, Source<T> src1, double scalar, Lanes m,
+                        uint8_t repeat, const P& p, bool isSetMask) {
+    auto d = desc(api, kind, op, cls);
+    d.dst = operand(dst, p.dstBlkStride, p.dstRepStride);
+    if constexpr (std::is_same_v<P, BinaryRepeatParams>) {
+        d.src0 = operand(*src0, p.src0BlkStride, p.src0RepStride);
+        d.src1 = operand(*src1, p.src1BlkStride, p.src1RepStride);
+    } else {
+        d.src0 = operand(*src0, p.srcBlkStride, p.srcRepStride);
+    }
+    d.scalar = scalar;
+    set_mask(d, m, repeat, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+// The count form: the first `count` elements, contiguous.
+template <typename T>
+inline void count_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls,
+                       const LocalTensor<T>& dst, Source<T> src0, Source<T> src1, double scalar, int64_t count) {
+    auto d = desc(api, kind, op, cls);
+    d.dst = operand(dst);
+    if (src0) d.src0 = operand(*src0);
+    if (src1) d.src1 = operand(*src1);
+    d.scalar = scalar;
+    set_count(d, count);
+    tuner_sim::vec_exec(d);
+}
+}  // namespace detail
+
 // ---- binary: dst = src0 op src1 -------------------------------------------------------------------
-#define TUNER_SIM_BINARY(NAME, OP, CLS)                                                                              \
-    template <typename T, bool isSetMask = true>                                                                    \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                                uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p,            \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS);                   \
-        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
-        d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);                                           \
-        d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);                                           \
-        detail::set_mask<T>(d, mask, repeatTime, isSetMask);                                                        \
-        tuner_sim::vec_exec(d);                                                                                     \
-    }                                                                                                               \
-    template <typename T, bool isSetMask = true>                                                                    \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                                uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p,              \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS);                   \
-        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
-        d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);                                           \
-        d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);                                           \
-        detail::set_mask(d, mask, repeatTime, isSetMask);                                                           \
-        tuner_sim::vec_exec(d);                                                                                     \
-    }                                                                                                               \
-    template <typename T>                                                                                           \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                                const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {                \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS);                   \
-        d.dst = detail::operand(dst);                                                                               \
-        d.src0 = detail::operand(src0);                                                                             \
-        d.src1 = detail::operand(src1);                                                                             \
-        detail::set_count(d, count);                                                                                \
-        tuner_sim::vec_exec(d);                                                                                     \
+#define TUNER_SIM_BINARY(NAME, OP, CLS)                                                                      \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
+                                const LocalTensor<T>& src1, uint64_t mask[], const uint8_t repeatTime,      \
+                                const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) { \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::repeat_form(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS, dst, &src0,  \
+                            &src1, 0.0, detail::lanes<T>(mask), repeatTime, p, isSetMask);                  \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
+                                const LocalTensor<T>& src1, uint64_t mask, const uint8_t repeatTime,        \
+                                const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) { \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::repeat_form(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS, dst, &src0,  \
+                            &src1, 0.0, detail::lanes(mask), repeatTime, p, isSetMask);                     \
+    }                                                                                                       \
+    template <typename T>                                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
+                                const LocalTensor<T>& src1, const int32_t& count,                           \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::count_form(#NAME, tuner_sim::VecKind::Binary, OP, tuner_sim::InstrClass::CLS, dst, &src0,   \
+                           &src1, 0.0, count);                                                              \
     }
 
 TUNER_SIM_BINARY(Add, 0, Binary)
@@ -118,44 +153,34 @@ TUNER_SIM_BINARY(SubRelu, 9, Binary)
 #undef TUNER_SIM_BINARY
 
 // ---- tensor-scalar: dst = src op scalar ------------------------------------------------------------
-#define TUNER_SIM_SCALAR(NAME, OP)                                                                                  \
-    template <typename T, bool isSetMask = true>                                                                    \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,         \
-                                uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,             \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple);          \
-        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
-        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
-        d.scalar = tuner_sim::scalar_as_double(scalarValue);                                                        \
-        detail::set_mask<T>(d, mask, repeatTime, isSetMask);                                                        \
-        tuner_sim::vec_exec(d);                                                                                     \
-    }                                                                                                               \
-    template <typename T, bool isSetMask = true>                                                                    \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,         \
-                                uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p,               \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple);          \
-        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
-        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
-        d.scalar = tuner_sim::scalar_as_double(scalarValue);                                                        \
-        detail::set_mask(d, mask, repeatTime, isSetMask);                                                           \
-        tuner_sim::vec_exec(d);                                                                                     \
-    }                                                                                                               \
-    template <typename T, bool isSetMask = true>                                                                    \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,         \
-                                const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {                \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple);          \
-        d.dst = detail::operand(dst);                                                                               \
-        d.src0 = detail::operand(src);                                                                              \
-        d.scalar = tuner_sim::scalar_as_double(scalarValue);                                                        \
-        detail::set_count(d, count);                                                                                \
-        tuner_sim::vec_exec(d);                                                                                     \
+#define TUNER_SIM_SCALAR(NAME, OP)                                                                            \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
+                                uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,     \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::repeat_form(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple, dst, \
+                            &src, nullptr, tuner_sim::scalar_as_double(scalarValue), detail::lanes<T>(mask), \
+                            repeatTime, p, isSetMask);                                                      \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
+                                uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p,       \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::repeat_form(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple, dst, \
+                            &src, nullptr, tuner_sim::scalar_as_double(scalarValue), detail::lanes(mask),   \
+                            repeatTime, p, isSetMask);                                                      \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
+                                const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {        \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::count_form(#NAME, tuner_sim::VecKind::Scalar, OP, tuner_sim::InstrClass::UnarySimple, dst,  \
+                           &src, nullptr, tuner_sim::scalar_as_double(scalarValue), count);                 \
     }
 
 TUNER_SIM_SCALAR(Adds, 0)
@@ -166,41 +191,32 @@ TUNER_SIM_SCALAR(LeakyRelu, 4)
 #undef TUNER_SIM_SCALAR
 
 // ---- unary: dst = f(src) --------------------------------------------------------------------------
-#define TUNER_SIM_UNARY(NAME, OP, CLS)                                                                              \
-    template <typename T, bool isSetMask = true>                                                                    \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],              \
-                                const uint8_t repeatTime, const UnaryRepeatParams& p,                              \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS);                    \
-        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
-        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
-        detail::set_mask<T>(d, mask, repeatTime, isSetMask);                                                        \
-        tuner_sim::vec_exec(d);                                                                                     \
-    }                                                                                                               \
-    template <typename T, bool isSetMask = true>                                                                    \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                \
-                                const uint8_t repeatTime, const UnaryRepeatParams& p,                              \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS);                    \
-        d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);                                               \
-        d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);                                              \
-        detail::set_mask(d, mask, repeatTime, isSetMask);                                                           \
-        tuner_sim::vec_exec(d);                                                                                     \
-    }                                                                                                               \
-    template <typename T>                                                                                           \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count,         \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                      \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                 \
-        tuner_sim::api_begin(#NAME, loc);                                                                           \
-        auto d = detail::desc(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS);                    \
-        d.dst = detail::operand(dst);                                                                               \
-        d.src0 = detail::operand(src);                                                                              \
-        detail::set_count(d, count);                                                                                \
-        tuner_sim::vec_exec(d);                                                                                     \
+#define TUNER_SIM_UNARY(NAME, OP, CLS)                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],      \
+                                const uint8_t repeatTime, const UnaryRepeatParams& p,                      \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::repeat_form(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS, dst, &src,    \
+                            nullptr, 0.0, detail::lanes<T>(mask), repeatTime, p, isSetMask);               \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,        \
+                                const uint8_t repeatTime, const UnaryRepeatParams& p,                      \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::repeat_form(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS, dst, &src,    \
+                            nullptr, 0.0, detail::lanes(mask), repeatTime, p, isSetMask);                  \
+    }                                                                                                       \
+    template <typename T>                                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::count_form(#NAME, tuner_sim::VecKind::Unary, OP, tuner_sim::InstrClass::CLS, dst, &src,     \
+                           nullptr, 0.0, count);                                                            \
     }
 
 TUNER_SIM_UNARY(Exp, 0, ExpLnSqrt)
@@ -214,17 +230,24 @@ TUNER_SIM_UNARY(Not, 7, UnarySimple)
 #undef TUNER_SIM_UNARY
 
 // ---- Duplicate ------------------------------------------------------------------------------------
+namespace detail {
+template <typename T>
+inline void duplicate(const LocalTensor<T>& dst, const T& value, Lanes m, uint8_t repeat, uint16_t blk, uint8_t rep,
+                      bool isSetMask) {
+    auto d = desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
+    d.dst = operand(dst, blk, rep);
+    d.scalar = tuner_sim::scalar_as_double(value);
+    set_mask(d, m, repeat, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+}  // namespace detail
 template <typename T, bool isSetMask = true>
 __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask,
                                  const uint8_t repeatTime, const uint16_t dstBlockStride,
                                  const uint8_t dstRepeatStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Duplicate, T);
     tuner_sim::api_begin("Duplicate", loc);
-    auto d = detail::desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
-    d.dst = detail::operand(dst, dstBlockStride, dstRepeatStride);
-    d.scalar = tuner_sim::scalar_as_double(scalarValue);
-    detail::set_mask(d, mask, repeatTime, isSetMask);
-    tuner_sim::vec_exec(d);
+    detail::duplicate(dst, scalarValue, detail::lanes(mask), repeatTime, dstBlockStride, dstRepeatStride, isSetMask);
 }
 template <typename T, bool isSetMask = true>
 __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[],
@@ -232,22 +255,16 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue
                                  const uint8_t dstRepeatStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Duplicate, T);
     tuner_sim::api_begin("Duplicate", loc);
-    auto d = detail::desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
-    d.dst = detail::operand(dst, dstBlockStride, dstRepeatStride);
-    d.scalar = tuner_sim::scalar_as_double(scalarValue);
-    detail::set_mask<T>(d, mask, repeatTime, isSetMask);
-    tuner_sim::vec_exec(d);
+    detail::duplicate(dst, scalarValue, detail::lanes<T>(mask), repeatTime, dstBlockStride, dstRepeatStride,
+                      isSetMask);
 }
 template <typename T>
 __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count,
                                  tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Duplicate, T);
     tuner_sim::api_begin("Duplicate", loc);
-    auto d = detail::desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
-    d.dst = detail::operand(dst);
-    d.scalar = tuner_sim::scalar_as_double(scalarValue);
-    detail::set_count(d, count);
-    tuner_sim::vec_exec(d);
+    detail::count_form("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple, dst, nullptr,
+                       nullptr, tuner_sim::scalar_as_double(scalarValue), count);
 }
 
 // ---- Brcb: 8 source elements per repeat, each broadcast to one 32-byte block -----------------------
@@ -275,7 +292,8 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     TUNER_SIM_CAST_PREAMBLE();
     d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);
     d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);
-    detail::set_mask<typename std::conditional<(sizeof(T) > sizeof(U)), T, U>::type>(d, mask, repeatTime, isSetMask);
+    detail::set_mask(d, detail::lanes<std::conditional_t<(sizeof(T) > sizeof(U)), T, U>>(mask), repeatTime,
+                     isSetMask);
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U, bool isSetMask = true>
@@ -285,7 +303,7 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     TUNER_SIM_CAST_PREAMBLE();
     d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);
     d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);
-    detail::set_mask(d, mask, repeatTime, isSetMask);
+    detail::set_mask(d, detail::lanes(mask), repeatTime, isSetMask);
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U>
@@ -337,7 +355,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
     d.dst = detail::operand(dst);
     d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
     d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);
-    detail::set_mask(d, mask, repeatTime, isSetMask);
+    detail::set_mask(d, detail::lanes(mask), repeatTime, isSetMask);
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U, bool isSetMask = true>
@@ -351,7 +369,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
     d.dst = detail::operand(dst);
     d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
     d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);
-    detail::set_mask<T>(d, mask, repeatTime, isSetMask);
+    detail::set_mask(d, detail::lanes<T>(mask), repeatTime, isSetMask);
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U>
