@@ -429,68 +429,85 @@ inline tuner_sim::ReduceDesc reduce_desc(const char* api, tuner_sim::ReduceKind 
     d.src = operand(src);
     return d;
 }
-// WholeReduce* / BlockReduce* with isSetMask == false take their lanes from the mask register
-// (SetVectorMask / SetMaskCount); with isSetMask == true they leave their own mask there.
+// ReduceSum/Max/Min mask forms: the masked lanes of every repeat reduce to dst[0] (and the index).
 template <typename T>
-inline void reduce_with_mask(tuner_sim::ReduceDesc d, bool isSetMask) {
+inline void reduce_repeats(const char* api, tuner_sim::ReduceKind kind, const LocalTensor<T>& dst,
+                           const LocalTensor<T>& src, const LocalTensor<T>& tmp, Lanes m, int32_t repeat,
+                           int32_t srcRepStride, bool calIndex) {
+    auto d = reduce_desc(api, kind, tuner_sim::ReduceForm::Repeats, dst, src);
+    d.src.rep_stride = uint32_t(srcRepStride);
+    d.tmp = operand(tmp);
+    d.has_tmp = true;
+    d.mask_bits = m.bits;
+    d.mask_lo = m.lo;
+    d.mask_hi = m.hi;
+    d.repeat = uint32_t(repeat);
+    d.cal_index = calIndex;
+    tuner_sim::reduce_exec(d);
+}
+// WholeReduce* (one result per repeat) and BlockReduce* (one per 32-byte block). With isSetMask == false
+// they take their lanes from the mask register (SetVectorMask / SetMaskCount); with isSetMask == true they
+// leave their own mask there.
+template <typename T>
+inline void reduce_strided(const char* api, tuner_sim::ReduceKind kind, tuner_sim::ReduceForm form,
+                           const LocalTensor<T>& dst, const LocalTensor<T>& src, Lanes m, int32_t repeat,
+                           int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, uint8_t order,
+                           bool isSetMask) {
+    auto d = reduce_desc(api, kind, form, dst, src);
+    d.src.blk_stride = uint32_t(srcBlkStride);
+    d.src.rep_stride = uint32_t(srcRepStride);
+    d.mask_bits = m.bits;
+    d.mask_lo = m.lo;
+    d.mask_hi = m.hi;
+    d.repeat = uint32_t(repeat);
+    d.dst_rep_stride = uint32_t(dstRepStride);
+    d.order = order;
     if (!isSetMask) {
         d.use_mask_register = true;
-    } else if (d.mask_bits) {
-        tuner_sim::mask_state().lo = d.mask_lo;
-        tuner_sim::mask_state().hi = d.mask_hi;
+    } else if (m.bits) {
+        tuner_sim::mask_state().lo = m.lo;
+        tuner_sim::mask_state().hi = m.hi;
     } else {
-        mask_register_set_lanes(d.mask_lo);
+        mask_register_set_lanes(m.lo);
     }
     tuner_sim::reduce_exec(d);
 }
 }  // namespace detail
 
-#define TUNER_SIM_REDUCE_ALL(NAME, KIND, INDEX_PARAM, INDEX_ARG)                                                    \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const LocalTensor<T>& sharedTmpBuffer, const int32_t count INDEX_PARAM,            \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
-        tuner_sim::api_begin(#NAME, loc);                                                                          \
-        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::Count, dst, src);  \
-        d.tmp = detail::operand(sharedTmpBuffer);                                                                  \
-        d.has_tmp = true;                                                                                          \
-        d.count = count < 0 ? 0 : uint64_t(count);                                                                 \
-        d.cal_index = INDEX_ARG;                                                                                   \
-        tuner_sim::reduce_exec(d);                                                                                 \
-    }                                                                                                              \
-    template <typename T>                                                                                          \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const LocalTensor<T>& sharedTmpBuffer, const int32_t mask, const int32_t repeatTime, \
-                                const int32_t srcRepStride INDEX_PARAM, tuner_sim::Loc loc = tuner_sim::Loc::here()) { \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
-        tuner_sim::api_begin(#NAME, loc);                                                                          \
-        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::Repeats, dst, src); \
-        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
-        d.tmp = detail::operand(sharedTmpBuffer);                                                                  \
-        d.has_tmp = true;                                                                                          \
-        d.mask_lo = uint64_t(mask);                                                                                \
-        d.repeat = uint32_t(repeatTime);                                                                           \
-        d.cal_index = INDEX_ARG;                                                                                   \
-        tuner_sim::reduce_exec(d);                                                                                 \
-    }                                                                                                              \
-    template <typename T>                                                                                          \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[],                      \
-                                const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,                  \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
-        tuner_sim::api_begin(#NAME, loc);                                                                          \
-        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::Repeats, dst, src); \
-        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
-        d.tmp = detail::operand(sharedTmpBuffer);                                                                  \
-        d.has_tmp = true;                                                                                          \
-        d.mask_bits = true;                                                                                        \
-        d.mask_lo = mask[0];                                                                                       \
-        d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
-        d.repeat = uint32_t(repeatTime);                                                                           \
-        d.cal_index = INDEX_ARG;                                                                                   \
-        tuner_sim::reduce_exec(d);                                                                                 \
+#define TUNER_SIM_REDUCE_ALL(NAME, KIND, INDEX_PARAM, INDEX_ARG)                                            \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
+                                const LocalTensor<T>& sharedTmpBuffer, const int32_t count INDEX_PARAM,     \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::Count, dst, \
+                                     src);                                                                  \
+        d.tmp = detail::operand(sharedTmpBuffer);                                                           \
+        d.has_tmp = true;                                                                                   \
+        d.count = count < 0 ? 0 : uint64_t(count);                                                          \
+        d.cal_index = INDEX_ARG;                                                                            \
+        tuner_sim::reduce_exec(d);                                                                          \
+    }                                                                                                       \
+    template <typename T>                                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
+                                const LocalTensor<T>& sharedTmpBuffer, const int32_t mask,                  \
+                                const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,           \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::reduce_repeats(#NAME, tuner_sim::ReduceKind::KIND, dst, src, sharedTmpBuffer,               \
+                               detail::lanes(uint64_t(mask)), repeatTime, srcRepStride, INDEX_ARG);         \
+    }                                                                                                       \
+    template <typename T>                                                                                   \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
+                                const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[],               \
+                                const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,           \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::reduce_repeats(#NAME, tuner_sim::ReduceKind::KIND, dst, src, sharedTmpBuffer,               \
+                               detail::lanes<T>(mask), repeatTime, srcRepStride, INDEX_ARG);                \
     }
 
 #define TUNER_SIM_COMMA ,
@@ -499,40 +516,28 @@ TUNER_SIM_REDUCE_ALL(ReduceMax, Max, TUNER_SIM_COMMA bool calIndex = 0, calIndex
 TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex)
 #undef TUNER_SIM_REDUCE_ALL
 
-#define TUNER_SIM_WHOLE_REDUCE(NAME, KIND, ORDER_PARAM, ORDER_ARG)                                                 \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,          \
-                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,  \
-                                const int32_t srcRepStride ORDER_PARAM,                                            \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
-        tuner_sim::api_begin(#NAME, loc);                                                                          \
-        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerRepeat, dst, src); \
-        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
-        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
-        d.mask_lo = uint64_t(mask);                                                                                \
-        d.repeat = uint32_t(repeatTime);                                                                           \
-        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        d.order = ORDER_ARG;                                                                                       \
-        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],       \
-                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,  \
-                                const int32_t srcRepStride ORDER_PARAM,                                            \
-                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                     \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
-        tuner_sim::api_begin(#NAME, loc);                                                                          \
-        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerRepeat, dst, src); \
-        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
-        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
-        d.mask_bits = true;                                                                                        \
-        d.mask_lo = mask[0];                                                                                       \
-        d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
-        d.repeat = uint32_t(repeatTime);                                                                           \
-        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        d.order = ORDER_ARG;                                                                                       \
-        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
+#define TUNER_SIM_WHOLE_REDUCE(NAME, KIND, ORDER_PARAM, ORDER_ARG)                                          \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,   \
+                                const int32_t repeatTime, const int32_t dstRepStride,                       \
+                                const int32_t srcBlkStride, const int32_t srcRepStride ORDER_PARAM,         \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::reduce_strided(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerRepeat, dst,   \
+                               src, detail::lanes(uint64_t(mask)), repeatTime, dstRepStride, srcBlkStride,  \
+                               srcRepStride, ORDER_ARG, isSetMask);                                         \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],\
+                                const int32_t repeatTime, const int32_t dstRepStride,                       \
+                                const int32_t srcBlkStride, const int32_t srcRepStride ORDER_PARAM,         \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::reduce_strided(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerRepeat, dst,   \
+                               src, detail::lanes<T>(mask), repeatTime, dstRepStride, srcBlkStride,         \
+                               srcRepStride, ORDER_ARG, isSetMask);                                         \
     }
 
 TUNER_SIM_WHOLE_REDUCE(WholeReduceSum, Sum, , uint8_t(ReduceOrder::ORDER_ONLY_VALUE))
@@ -542,36 +547,28 @@ TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = 
                        uint8_t(order))
 #undef TUNER_SIM_WHOLE_REDUCE
 
-#define TUNER_SIM_BLOCK_REDUCE(NAME, KIND)                                                                         \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,    \
-                                const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,        \
-                                const int32_t srcRepStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {         \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
-        tuner_sim::api_begin(#NAME, loc);                                                                          \
-        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerBlock, dst, src); \
-        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
-        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
-        d.mask_lo = uint64_t(mask);                                                                                \
-        d.repeat = uint32_t(repeatTime);                                                                           \
-        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,    \
-                                const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,     \
-                                const int32_t srcRepStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {         \
-        TUNER_SIM_REQUIRE(NAME, T);                                                                                \
-        tuner_sim::api_begin(#NAME, loc);                                                                          \
-        auto d = detail::reduce_desc(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerBlock, dst, src); \
-        d.src.blk_stride = uint32_t(srcBlkStride);                                                                 \
-        d.src.rep_stride = uint32_t(srcRepStride);                                                                 \
-        d.mask_bits = true;                                                                                        \
-        d.mask_lo = mask[0];                                                                                       \
-        d.mask_hi = sizeof(T) == 2 ? mask[1] : 0;                                                                  \
-        d.repeat = uint32_t(repeatTime);                                                                           \
-        d.dst_rep_stride = uint32_t(dstRepStride);                                                                 \
-        detail::reduce_with_mask<T>(d, isSetMask);                                                                \
+#define TUNER_SIM_BLOCK_REDUCE(NAME, KIND)                                                                   \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
+                                const int32_t repeatTime, const int32_t mask, const int32_t dstRepStride,   \
+                                const int32_t srcBlkStride, const int32_t srcRepStride,                     \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::reduce_strided(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerBlock, dst,    \
+                               src, detail::lanes(uint64_t(mask)), repeatTime, dstRepStride, srcBlkStride,  \
+                               srcRepStride, 0, isSetMask);                                                 \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
+                                const int32_t repeatTime, const uint64_t mask[], const int32_t dstRepStride,\
+                                const int32_t srcBlkStride, const int32_t srcRepStride,                     \
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::reduce_strided(#NAME, tuner_sim::ReduceKind::KIND, tuner_sim::ReduceForm::PerBlock, dst,    \
+                               src, detail::lanes<T>(mask), repeatTime, dstRepStride, srcBlkStride,         \
+                               srcRepStride, 0, isSetMask);                                                 \
     }
 
 TUNER_SIM_BLOCK_REDUCE(BlockReduceSum, Sum)
