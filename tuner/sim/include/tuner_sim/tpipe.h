@@ -29,12 +29,16 @@ template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:
     __aicore__ inline TQueBind() = default;
-    TQueBind(const TQueBind&) = delete;
-    TQueBind& operator=(const TQueBind&) = delete;
+    // A copy shares nothing with the original; only the original reports leaked tensors.
+    TQueBind(const TQueBind& other) { copy_from(other); }
+    TQueBind& operator=(const TQueBind& other) {
+        copy_from(other);
+        return *this;
+    }
     // A tensor still allocated when its queue goes away is never freed: reported at its AllocTensor line.
     // Not while unwinding from a fatal fault, whose tensors are left allocated by the abort itself.
     ~TQueBind() {
-        if (num_ == 0 || std::uncaught_exceptions() > 0) return;
+        if (num_ == 0 || !leak_check_ || std::uncaught_exceptions() > 0) return;
         int leaked = 0, first = -1;
         bool enqueued = false;
         for (int k = 0; k < num_; ++k) {
@@ -186,6 +190,16 @@ private:
     uint8_t state_[tuner_sim::kMaxQueueSlots] = {};
     uint8_t fifo_[tuner_sim::kMaxQueueSlots] = {};
     tuner_sim::Loc alloc_loc_[tuner_sim::kMaxQueueSlots] = {};
+    bool leak_check_ = true;
+
+    void copy_from(const TQueBind& o) {
+        base_ = o.base_, len_ = o.len_, num_ = o.num_;
+        for (int k = 0; k < tuner_sim::kMaxQueueSlots; ++k) {
+            state_[k] = o.state_[k], fifo_[k] = o.fifo_[k], alloc_loc_[k] = o.alloc_loc_[k];
+        }
+        head_ = o.head_, count_ = o.count_, next_alloc_ = o.next_alloc_;
+        leak_check_ = false;
+    }
     int head_ = 0;
     int count_ = 0;
     int next_alloc_ = 0;
