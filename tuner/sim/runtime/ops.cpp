@@ -124,10 +124,10 @@ void data_copy(const CopyDesc& d) {
     std::vector<GmSpan> gm;
     auto add_blocks = [&](bool contiguous_ub, bool contiguous_gm) {
         const uint32_t n = d.block_count;
-        if (contiguous_ub) {
+        if (contiguous_ub && d.dir != CopyDir::UbToUb) {
             ub.push_back({d.ub_off, uint32_t(ub_step * (n - 1) + ub_footprint), d.ub_buf_end, ub_access, ub_name});
         }
-        if (d.dir == CopyDir::UbToUb) {
+        if (d.dir == CopyDir::UbToUb) {  // each side with its own gap, block by block
             const uint64_t src_step = uint64_t(d.block_bytes) + d.src_gap_bytes;
             const uint64_t dst_step = uint64_t(d.block_bytes) + d.dst_gap_bytes;
             for (uint32_t i = 0; i < n; ++i) {
