@@ -175,3 +175,12 @@ def test_gm_scalar_access_without_flags_or_auto_sync_is_caught():
     assert {f.cls for f in r.faults} == {"sync-hazard"}
     texts = "\n".join(f.text for f in r.faults)
     assert "SetFlag/WaitFlag<HardEvent::S_MTE2>" in texts and "SetFlag/WaitFlag<HardEvent::MTE3_S>" in texts
+
+
+@BOTH
+def test_strided_ub_copy_leaves_its_gaps_to_other_pipes(auto_sync):
+    src = rng.standard_normal(32).astype(np.float16)
+    middle = rng.standard_normal(16).astype(np.float16)
+    r = clean(simulate(IDIOMS / "ub_gap_copy.cpp", "ub_gap_copy", 1,
+                       [GmIn(src), GmIn(middle), GmOut(np.dtype(np.float16), (48,))], auto_sync=auto_sync))
+    np.testing.assert_array_equal(r.outputs[0], np.concatenate([src[:16], middle, src[16:]]))
