@@ -1,7 +1,6 @@
 // API semantics driver: binary tensor-tensor APIs (Add Sub Mul Div Max Min AddRelu SubRelu) in every form.
 // Element type from -DDTYPE=...; the API and form are chosen at run time from the tiling struct.
-#include "kernel_operator.h"
-using namespace AscendC;
+#include "harness.h"
 
 #ifndef DTYPE
 #define DTYPE float
@@ -18,65 +17,17 @@ struct BinaryTiling {
 };
 
 template <typename T>
-class KernelBinary {
+class KernelBinary : public ApiHarness<KernelBinary<T>, T, T, 2> {
 public:
     __aicore__ inline KernelBinary() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR z0, GM_ADDR z, const BinaryTiling& tiling)
     {
         t = tiling;
-        xGm.SetGlobalBuffer((__gm__ T*)x, t.len);
-        yGm.SetGlobalBuffer((__gm__ T*)y, t.len);
-        z0Gm.SetGlobalBuffer((__gm__ T*)z0, t.len);
-        zGm.SetGlobalBuffer((__gm__ T*)z, t.len);
-        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueY, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(T));
-        pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(T));
+        this->InitHarness(x, y, z0, z, t.len, t.len);
     }
-    __aicore__ inline void Process()
+    // Called by the harness; zLocal holds z0.
+    __aicore__ inline void Compute(LocalTensor<T>& zLocal, LocalTensor<T>& xLocal, LocalTensor<T>& yLocal)
     {
-        CopyIn();
-        Compute();
-        CopyOut();
-    }
-
-private:
-    __aicore__ inline void CopyIn()
-    {
-        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
-        LocalTensor<T> yLocal = inQueueY.AllocTensor<T>();
-        LocalTensor<T> z0Local = inQueueZ0.AllocTensor<T>();
-        DataCopy(xLocal, xGm, t.len);
-        DataCopy(yLocal, yGm, t.len);
-        DataCopy(z0Local, z0Gm, t.len);
-        inQueueX.EnQue(xLocal);
-        inQueueY.EnQue(yLocal);
-        inQueueZ0.EnQue(z0Local);
-    }
-    template <typename F>
-    __aicore__ inline void Dispatch(F&& call)
-    {
-        constexpr bool isFloat = std::is_same_v<T, half> || std::is_same_v<T, float>;
-        constexpr bool hasRelu = !std::is_same_v<T, int16_t>;
-        switch (t.op) {
-            case 0: call([](auto&&... a) { Add(a...); }); break;
-            case 1: call([](auto&&... a) { Sub(a...); }); break;
-            case 2: call([](auto&&... a) { Mul(a...); }); break;
-            case 3: if constexpr (isFloat) { call([](auto&&... a) { Div(a...); }); } break;
-            case 4: call([](auto&&... a) { Max(a...); }); break;
-            case 5: call([](auto&&... a) { Min(a...); }); break;
-            case 6: if constexpr (hasRelu) { call([](auto&&... a) { AddRelu(a...); }); } break;
-            case 7: if constexpr (hasRelu) { call([](auto&&... a) { SubRelu(a...); }); } break;
-            default: break;
-        }
-    }
-    __aicore__ inline void Compute()
-    {
-        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        LocalTensor<T> yLocal = inQueueY.DeQue<T>();
-        LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
-        LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
-        DataCopy(zLocal, z0Local, t.len);  // UB->UB: lanes the API does not write keep z0
         BinaryRepeatParams params(uint8_t(t.dstBlk), uint8_t(t.src0Blk), uint8_t(t.src1Blk), uint8_t(t.dstRep),
                                   uint8_t(t.src0Rep), uint8_t(t.src1Rep));
         uint64_t mask[2] = {t.mask0, t.mask1};
@@ -100,22 +51,27 @@ private:
                 break;
             default: break;
         }
-        outQueueZ.EnQue<T>(zLocal);
-        inQueueX.FreeTensor(xLocal);
-        inQueueY.FreeTensor(yLocal);
-        inQueueZ0.FreeTensor(z0Local);
-    }
-    __aicore__ inline void CopyOut()
-    {
-        LocalTensor<T> zLocal = outQueueZ.DeQue<T>();
-        DataCopy(zGm, zLocal, t.len);
-        outQueueZ.FreeTensor(zLocal);
     }
 
-    TPipe pipe;
-    TQue<QuePosition::VECIN, 1> inQueueX, inQueueY, inQueueZ0;
-    TQue<QuePosition::VECOUT, 1> outQueueZ;
-    GlobalTensor<T> xGm, yGm, z0Gm, zGm;
+private:
+    template <typename F>
+    __aicore__ inline void Dispatch(F&& call)
+    {
+        constexpr bool isFloat = std::is_same_v<T, half> || std::is_same_v<T, float>;
+        constexpr bool hasRelu = !std::is_same_v<T, int16_t>;
+        switch (t.op) {
+            case 0: call([](auto&&... a) { Add(a...); }); break;
+            case 1: call([](auto&&... a) { Sub(a...); }); break;
+            case 2: call([](auto&&... a) { Mul(a...); }); break;
+            case 3: if constexpr (isFloat) { call([](auto&&... a) { Div(a...); }); } break;
+            case 4: call([](auto&&... a) { Max(a...); }); break;
+            case 5: call([](auto&&... a) { Min(a...); }); break;
+            case 6: if constexpr (hasRelu) { call([](auto&&... a) { AddRelu(a...); }); } break;
+            case 7: if constexpr (hasRelu) { call([](auto&&... a) { SubRelu(a...); }); } break;
+            default: break;
+        }
+    }
+
     BinaryTiling t;
 };
 

@@ -1,7 +1,6 @@
 // API semantics driver: Cast between element types, with the round mode chosen at run time.
 // Types from -DDST_T=... -DSRC_T=...; the form and mode come from the tiling struct.
-#include "kernel_operator.h"
-using namespace AscendC;
+#include "harness.h"
 
 #ifndef DST_T
 #define DST_T half
@@ -21,32 +20,17 @@ struct CastTiling {
 };
 
 template <typename D, typename S>
-class KernelCast {
+class KernelCast : public ApiHarness<KernelCast<D, S>, S, D> {
 public:
     __aicore__ inline KernelCast() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR z0, GM_ADDR z, const CastTiling& tiling)
     {
         t = tiling;
-        xGm.SetGlobalBuffer((__gm__ S*)x, t.len);
-        z0Gm.SetGlobalBuffer((__gm__ D*)z0, t.len);
-        zGm.SetGlobalBuffer((__gm__ D*)z, t.len);
-        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(S));
-        pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(D));
-        pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(D));
+        this->InitHarness(x, nullptr, z0, z, t.len, t.len);
     }
-    __aicore__ inline void Process()
+    // Called by the harness; zLocal holds z0.
+    __aicore__ inline void Compute(LocalTensor<D>& zLocal, LocalTensor<S>& xLocal)
     {
-        LocalTensor<S> xLocal = inQueueX.AllocTensor<S>();
-        LocalTensor<D> z0Local = inQueueZ0.AllocTensor<D>();
-        DataCopy(xLocal, xGm, t.len);
-        DataCopy(z0Local, z0Gm, t.len);
-        inQueueX.EnQue(xLocal);
-        inQueueZ0.EnQue(z0Local);
-
-        xLocal = inQueueX.DeQue<S>();
-        z0Local = inQueueZ0.DeQue<D>();
-        LocalTensor<D> zLocal = outQueueZ.AllocTensor<D>();
-        DataCopy(zLocal, z0Local, t.len);
         const RoundMode mode = static_cast<RoundMode>(t.round);
         UnaryRepeatParams params(uint16_t(t.dstBlk), uint16_t(t.srcBlk), uint8_t(t.dstRep), uint8_t(t.srcRep));
         uint64_t mask[2] = {t.mask0, t.mask1};
@@ -56,21 +40,9 @@ public:
             case 2: Cast(zLocal, xLocal, mode, mask, uint8_t(t.repeat), params); break;
             default: break;
         }
-        outQueueZ.EnQue<D>(zLocal);
-        inQueueX.FreeTensor(xLocal);
-        inQueueZ0.FreeTensor(z0Local);
-
-        zLocal = outQueueZ.DeQue<D>();
-        DataCopy(zGm, zLocal, t.len);
-        outQueueZ.FreeTensor(zLocal);
     }
 
 private:
-    TPipe pipe;
-    TQue<QuePosition::VECIN, 1> inQueueX, inQueueZ0;
-    TQue<QuePosition::VECOUT, 1> outQueueZ;
-    GlobalTensor<S> xGm;
-    GlobalTensor<D> z0Gm, zGm;
     CastTiling t;
 };
 

@@ -1,7 +1,6 @@
 // API semantics driver: Duplicate (count, mask-count, bit-mask forms) and Brcb.
 // Element type from -DDTYPE=...; the API and form are chosen at run time from the tiling struct.
-#include "kernel_operator.h"
-using namespace AscendC;
+#include "harness.h"
 
 #ifndef DTYPE
 #define DTYPE float
@@ -18,40 +17,17 @@ struct FillTiling {
 };
 
 template <typename T>
-class KernelFill {
+class KernelFill : public ApiHarness<KernelFill<T>, T> {
 public:
     __aicore__ inline KernelFill() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR z0, GM_ADDR z, const FillTiling& tiling)
     {
         t = tiling;
-        xGm.SetGlobalBuffer((__gm__ T*)x, t.len);
-        z0Gm.SetGlobalBuffer((__gm__ T*)z0, t.len);
-        zGm.SetGlobalBuffer((__gm__ T*)z, t.len);
-        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(T));
-        pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(T));
+        this->InitHarness(x, nullptr, z0, z, t.len, t.len);
     }
-    __aicore__ inline void Process()
+    // Called by the harness; zLocal holds z0.
+    __aicore__ inline void Compute(LocalTensor<T>& zLocal, LocalTensor<T>& xLocal)
     {
-        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
-        LocalTensor<T> z0Local = inQueueZ0.AllocTensor<T>();
-        DataCopy(xLocal, xGm, t.len);
-        DataCopy(z0Local, z0Gm, t.len);
-        inQueueX.EnQue(xLocal);
-        inQueueZ0.EnQue(z0Local);
-        Compute();
-        LocalTensor<T> zLocal = outQueueZ.DeQue<T>();
-        DataCopy(zGm, zLocal, t.len);
-        outQueueZ.FreeTensor(zLocal);
-    }
-
-private:
-    __aicore__ inline void Compute()
-    {
-        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
-        LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
-        DataCopy(zLocal, z0Local, t.len);
         const T s = static_cast<T>(t.scalar);
         uint64_t mask[2] = {t.mask0, t.mask1};
         const uint8_t repeat = uint8_t(t.repeat);
@@ -62,15 +38,9 @@ private:
             case 3: Brcb(zLocal, xLocal, repeat, BrcbRepeatParams(uint16_t(t.dstBlk), uint16_t(t.dstRep))); break;
             default: break;
         }
-        outQueueZ.EnQue<T>(zLocal);
-        inQueueX.FreeTensor(xLocal);
-        inQueueZ0.FreeTensor(z0Local);
     }
 
-    TPipe pipe;
-    TQue<QuePosition::VECIN, 1> inQueueX, inQueueZ0;
-    TQue<QuePosition::VECOUT, 1> outQueueZ;
-    GlobalTensor<T> xGm, z0Gm, zGm;
+private:
     FillTiling t;
 };
 

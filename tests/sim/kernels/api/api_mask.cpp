@@ -1,7 +1,6 @@
 // API semantics driver: the mask register (SetMaskCount / SetMaskNorm / SetVectorMask / ResetMask) driving
 // APIs called with isSetMask = false and MASK_PLACEHOLDER. Element type from -DDTYPE=...
-#include "kernel_operator.h"
-using namespace AscendC;
+#include "harness.h"
 
 #ifndef DTYPE
 #define DTYPE float
@@ -22,37 +21,40 @@ struct MaskTiling {
 };
 
 template <typename T>
-class KernelMask {
+class KernelMask : public ApiHarness<KernelMask<T>, T, T, 2> {
 public:
     __aicore__ inline KernelMask() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR z0, GM_ADDR z, const MaskTiling& tiling)
     {
         t = tiling;
-        xGm.SetGlobalBuffer((__gm__ T*)x, t.len);
-        yGm.SetGlobalBuffer((__gm__ T*)y, t.len);
-        z0Gm.SetGlobalBuffer((__gm__ T*)z0, t.len);
-        zGm.SetGlobalBuffer((__gm__ T*)z, t.len);
-        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueY, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(T));
-        pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(T));
-        pipe.InitBuffer(scratchBuf, t.len * sizeof(T));
+        this->InitHarness(x, y, z0, z, t.len, t.len);
+        this->pipe.InitBuffer(scratchBuf, t.len * sizeof(T));
     }
-    __aicore__ inline void Process()
+    // Called by the harness; zLocal holds z0.
+    __aicore__ inline void Compute(LocalTensor<T>& zLocal, LocalTensor<T>& xLocal, LocalTensor<T>& yLocal)
     {
-        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
-        LocalTensor<T> yLocal = inQueueY.AllocTensor<T>();
-        LocalTensor<T> z0Local = inQueueZ0.AllocTensor<T>();
-        DataCopy(xLocal, xGm, t.len);
-        DataCopy(yLocal, yGm, t.len);
-        DataCopy(z0Local, z0Gm, t.len);
-        inQueueX.EnQue(xLocal);
-        inQueueY.EnQue(yLocal);
-        inQueueZ0.EnQue(z0Local);
-        Compute();
-        LocalTensor<T> zLocal = outQueueZ.DeQue<T>();
-        DataCopy(zGm, zLocal, t.len);
-        outQueueZ.FreeTensor(zLocal);
+        const uint8_t repeat = uint8_t(t.repeat);
+        const T s = static_cast<T>(t.scalar);
+        SetUp(xLocal, s);
+        BinaryRepeatParams bin;
+        UnaryRepeatParams un;
+        uint64_t placeholder[2] = {MASK_PLACEHOLDER, MASK_PLACEHOLDER};
+        if (t.setup == 5) {  // isSetMask = true: the API's own mask, whatever the register holds
+            Add(zLocal, xLocal, yLocal, t.count, repeat, bin);
+        } else {
+            switch (t.op) {
+                case 0: Add<T, false>(zLocal, xLocal, yLocal, MASK_PLACEHOLDER, repeat, bin); break;
+                case 1: Muls<T, false>(zLocal, xLocal, s, MASK_PLACEHOLDER, repeat, un); break;
+                case 2: Duplicate<T, false>(zLocal, s, MASK_PLACEHOLDER, repeat, 1, 8); break;
+                case 3: Exp<T, false>(zLocal, xLocal, MASK_PLACEHOLDER, repeat, un); break;
+                case 4: WholeReduceSum<T, false>(zLocal, xLocal, MASK_PLACEHOLDER, repeat, 1, 1, 8); break;
+                case 5: BlockReduceSum<T, false>(zLocal, xLocal, repeat, MASK_PLACEHOLDER, 1, 1, 8); break;
+                case 6: Add<T, false>(zLocal, xLocal, yLocal, placeholder, repeat, bin); break;
+                default: break;
+            }
+        }
+        SetMaskNorm();
+        ResetMask();
     }
 
 private:
@@ -93,46 +95,8 @@ private:
                 break;
         }
     }
-    __aicore__ inline void Compute()
-    {
-        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        LocalTensor<T> yLocal = inQueueY.DeQue<T>();
-        LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
-        LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
-        DataCopy(zLocal, z0Local, t.len);
-        const uint8_t repeat = uint8_t(t.repeat);
-        const T s = static_cast<T>(t.scalar);
-        SetUp(xLocal, s);
-        BinaryRepeatParams bin;
-        UnaryRepeatParams un;
-        uint64_t placeholder[2] = {MASK_PLACEHOLDER, MASK_PLACEHOLDER};
-        if (t.setup == 5) {  // isSetMask = true: the API's own mask, whatever the register holds
-            Add(zLocal, xLocal, yLocal, t.count, repeat, bin);
-        } else {
-            switch (t.op) {
-                case 0: Add<T, false>(zLocal, xLocal, yLocal, MASK_PLACEHOLDER, repeat, bin); break;
-                case 1: Muls<T, false>(zLocal, xLocal, s, MASK_PLACEHOLDER, repeat, un); break;
-                case 2: Duplicate<T, false>(zLocal, s, MASK_PLACEHOLDER, repeat, 1, 8); break;
-                case 3: Exp<T, false>(zLocal, xLocal, MASK_PLACEHOLDER, repeat, un); break;
-                case 4: WholeReduceSum<T, false>(zLocal, xLocal, MASK_PLACEHOLDER, repeat, 1, 1, 8); break;
-                case 5: BlockReduceSum<T, false>(zLocal, xLocal, repeat, MASK_PLACEHOLDER, 1, 1, 8); break;
-                case 6: Add<T, false>(zLocal, xLocal, yLocal, placeholder, repeat, bin); break;
-                default: break;
-            }
-        }
-        SetMaskNorm();
-        ResetMask();
-        outQueueZ.EnQue<T>(zLocal);
-        inQueueX.FreeTensor(xLocal);
-        inQueueY.FreeTensor(yLocal);
-        inQueueZ0.FreeTensor(z0Local);
-    }
 
-    TPipe pipe;
-    TQue<QuePosition::VECIN, 1> inQueueX, inQueueY, inQueueZ0;
-    TQue<QuePosition::VECOUT, 1> outQueueZ;
     TBuf<TPosition::VECCALC> scratchBuf;
-    GlobalTensor<T> xGm, yGm, z0Gm, zGm;
     MaskTiling t;
 };
 

@@ -1,7 +1,6 @@
 // API semantics driver: ReduceSum/Max/Min (count and repeat forms), WholeReduceSum/Max/Min and
 // BlockReduceSum/Max/Min. Element type from -DDTYPE=...; API, form and parameters from the tiling struct.
-#include "kernel_operator.h"
-using namespace AscendC;
+#include "harness.h"
 
 #ifndef DTYPE
 #define DTYPE float
@@ -22,42 +21,19 @@ struct ReduceTiling {
 };
 
 template <typename T>
-class KernelReduce {
+class KernelReduce : public ApiHarness<KernelReduce<T>, T> {
 public:
     __aicore__ inline KernelReduce() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR z0, GM_ADDR z, const ReduceTiling& tiling)
     {
         t = tiling;
-        xGm.SetGlobalBuffer((__gm__ T*)x, t.len);
-        z0Gm.SetGlobalBuffer((__gm__ T*)z0, t.outLen);
-        zGm.SetGlobalBuffer((__gm__ T*)z, t.outLen);
-        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueZ0, 1, t.outLen * sizeof(T));
-        pipe.InitBuffer(outQueueZ, 1, t.outLen * sizeof(T));
-        pipe.InitBuffer(workBuf, t.len * sizeof(T));
+        this->InitHarness(x, nullptr, z0, z, t.len, t.outLen);
+        this->pipe.InitBuffer(workBuf, t.len * sizeof(T));
     }
-    __aicore__ inline void Process()
+    // Called by the harness; zLocal holds z0.
+    __aicore__ inline void Compute(LocalTensor<T>& zLocal, LocalTensor<T>& xLocal)
     {
-        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
-        LocalTensor<T> z0Local = inQueueZ0.AllocTensor<T>();
-        DataCopy(xLocal, xGm, t.len);
-        DataCopy(z0Local, z0Gm, t.outLen);
-        inQueueX.EnQue(xLocal);
-        inQueueZ0.EnQue(z0Local);
-        Compute();
-        LocalTensor<T> zLocal = outQueueZ.DeQue<T>();
-        DataCopy(zGm, zLocal, t.outLen);
-        outQueueZ.FreeTensor(zLocal);
-    }
-
-private:
-    __aicore__ inline void Compute()
-    {
-        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
-        LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
         LocalTensor<T> work = workBuf.Get<T>();
-        DataCopy(zLocal, z0Local, t.outLen);
         uint64_t mask[2] = {t.mask0, t.mask1};
         const int32_t count = int32_t(t.count);
         const int32_t repeat = int32_t(t.repeat);
@@ -88,16 +64,10 @@ private:
             case 20: BlockReduceMin(zLocal, xLocal, repeat, mask, dstRep, srcBlk, srcRep); break;
             default: break;
         }
-        outQueueZ.EnQue<T>(zLocal);
-        inQueueX.FreeTensor(xLocal);
-        inQueueZ0.FreeTensor(z0Local);
     }
 
-    TPipe pipe;
-    TQue<QuePosition::VECIN, 1> inQueueX, inQueueZ0;
-    TQue<QuePosition::VECOUT, 1> outQueueZ;
+private:
     TBuf<QuePosition::VECCALC> workBuf;
-    GlobalTensor<T> xGm, z0Gm, zGm;
     ReduceTiling t;
 };
 

@@ -1,7 +1,6 @@
 // API semantics driver: tensor-scalar APIs (Adds Muls Maxs Mins LeakyRelu) in every form.
 // Element type from -DDTYPE=...; the API, form and scalar are chosen at run time from the tiling struct.
-#include "kernel_operator.h"
-using namespace AscendC;
+#include "harness.h"
 
 #ifndef DTYPE
 #define DTYPE float
@@ -19,53 +18,17 @@ struct ScalarTiling {
 };
 
 template <typename T>
-class KernelScalar {
+class KernelScalar : public ApiHarness<KernelScalar<T>, T> {
 public:
     __aicore__ inline KernelScalar() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR z0, GM_ADDR z, const ScalarTiling& tiling)
     {
         t = tiling;
-        xGm.SetGlobalBuffer((__gm__ T*)x, t.len);
-        z0Gm.SetGlobalBuffer((__gm__ T*)z0, t.len);
-        zGm.SetGlobalBuffer((__gm__ T*)z, t.len);
-        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(T));
-        pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(T));
+        this->InitHarness(x, nullptr, z0, z, t.len, t.len);
     }
-    __aicore__ inline void Process()
+    // Called by the harness; zLocal holds z0.
+    __aicore__ inline void Compute(LocalTensor<T>& zLocal, LocalTensor<T>& xLocal)
     {
-        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
-        LocalTensor<T> z0Local = inQueueZ0.AllocTensor<T>();
-        DataCopy(xLocal, xGm, t.len);
-        DataCopy(z0Local, z0Gm, t.len);
-        inQueueX.EnQue(xLocal);
-        inQueueZ0.EnQue(z0Local);
-        Compute();
-        LocalTensor<T> zLocal = outQueueZ.DeQue<T>();
-        DataCopy(zGm, zLocal, t.len);
-        outQueueZ.FreeTensor(zLocal);
-    }
-
-private:
-    template <typename F>
-    __aicore__ inline void Dispatch(F&& call)
-    {
-        constexpr bool isFloat = std::is_same_v<T, half> || std::is_same_v<T, float>;
-        switch (t.op) {
-            case 0: call([](auto&&... a) { Adds(a...); }); break;
-            case 1: call([](auto&&... a) { Muls(a...); }); break;
-            case 2: call([](auto&&... a) { Maxs(a...); }); break;
-            case 3: call([](auto&&... a) { Mins(a...); }); break;
-            case 4: if constexpr (isFloat) { call([](auto&&... a) { LeakyRelu(a...); }); } break;
-            default: break;
-        }
-    }
-    __aicore__ inline void Compute()
-    {
-        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
-        LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
-        DataCopy(zLocal, z0Local, t.len);
         const T s = static_cast<T>(t.scalar);
         UnaryRepeatParams params(uint16_t(t.dstBlk), uint16_t(t.srcBlk), uint8_t(t.dstRep), uint8_t(t.srcRep));
         uint64_t mask[2] = {t.mask0, t.mask1};
@@ -85,15 +48,23 @@ private:
                 break;
             default: break;
         }
-        outQueueZ.EnQue<T>(zLocal);
-        inQueueX.FreeTensor(xLocal);
-        inQueueZ0.FreeTensor(z0Local);
     }
 
-    TPipe pipe;
-    TQue<QuePosition::VECIN, 1> inQueueX, inQueueZ0;
-    TQue<QuePosition::VECOUT, 1> outQueueZ;
-    GlobalTensor<T> xGm, z0Gm, zGm;
+private:
+    template <typename F>
+    __aicore__ inline void Dispatch(F&& call)
+    {
+        constexpr bool isFloat = std::is_same_v<T, half> || std::is_same_v<T, float>;
+        switch (t.op) {
+            case 0: call([](auto&&... a) { Adds(a...); }); break;
+            case 1: call([](auto&&... a) { Muls(a...); }); break;
+            case 2: call([](auto&&... a) { Maxs(a...); }); break;
+            case 3: call([](auto&&... a) { Mins(a...); }); break;
+            case 4: if constexpr (isFloat) { call([](auto&&... a) { LeakyRelu(a...); }); } break;
+            default: break;
+        }
+    }
+
     ScalarTiling t;
 };
 

@@ -1,7 +1,6 @@
 // API semantics driver: unary APIs (Exp Ln Abs Sqrt Rsqrt Reciprocal Relu) in count and repeat forms.
 // Element type from -DDTYPE=...; the API and form are chosen at run time from the tiling struct.
-#include "kernel_operator.h"
-using namespace AscendC;
+#include "harness.h"
 
 #ifndef DTYPE
 #define DTYPE float
@@ -18,31 +17,31 @@ struct UnaryTiling {
 };
 
 template <typename T>
-class KernelUnary {
+class KernelUnary : public ApiHarness<KernelUnary<T>, T> {
 public:
     __aicore__ inline KernelUnary() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR z0, GM_ADDR z, const UnaryTiling& tiling)
     {
         t = tiling;
-        xGm.SetGlobalBuffer((__gm__ T*)x, t.len);
-        z0Gm.SetGlobalBuffer((__gm__ T*)z0, t.len);
-        zGm.SetGlobalBuffer((__gm__ T*)z, t.len);
-        pipe.InitBuffer(inQueueX, 1, t.len * sizeof(T));
-        pipe.InitBuffer(inQueueZ0, 1, t.len * sizeof(T));
-        pipe.InitBuffer(outQueueZ, 1, t.len * sizeof(T));
+        this->InitHarness(x, nullptr, z0, z, t.len, t.len);
     }
-    __aicore__ inline void Process()
+    // Called by the harness; zLocal holds z0.
+    __aicore__ inline void Compute(LocalTensor<T>& zLocal, LocalTensor<T>& xLocal)
     {
-        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
-        LocalTensor<T> z0Local = inQueueZ0.AllocTensor<T>();
-        DataCopy(xLocal, xGm, t.len);
-        DataCopy(z0Local, z0Gm, t.len);
-        inQueueX.EnQue(xLocal);
-        inQueueZ0.EnQue(z0Local);
-        Compute();
-        LocalTensor<T> zLocal = outQueueZ.DeQue<T>();
-        DataCopy(zGm, zLocal, t.len);
-        outQueueZ.FreeTensor(zLocal);
+        UnaryRepeatParams params(uint16_t(t.dstBlk), uint16_t(t.srcBlk), uint8_t(t.dstRep), uint8_t(t.srcRep));
+        uint64_t mask[2] = {t.mask0, t.mask1};
+        const int32_t count = int32_t(t.count);
+        const uint8_t repeat = uint8_t(t.repeat);
+        switch (t.form) {
+            case 0: Dispatch([&](auto op) { op(zLocal, xLocal, count); }); break;
+            case 1: Dispatch([&](auto op) { op(zLocal, xLocal, t.count, repeat, params); }); break;
+            case 2: Dispatch([&](auto op) { op(zLocal, xLocal, mask, repeat, params); }); break;
+            case 3:
+                Dispatch([&](auto op) { op(xLocal, xLocal, count); });
+                DataCopy(zLocal, xLocal, t.len);
+                break;
+            default: break;
+        }
     }
 
 private:
@@ -61,35 +60,7 @@ private:
             default: break;
         }
     }
-    __aicore__ inline void Compute()
-    {
-        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        LocalTensor<T> z0Local = inQueueZ0.DeQue<T>();
-        LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
-        DataCopy(zLocal, z0Local, t.len);
-        UnaryRepeatParams params(uint16_t(t.dstBlk), uint16_t(t.srcBlk), uint8_t(t.dstRep), uint8_t(t.srcRep));
-        uint64_t mask[2] = {t.mask0, t.mask1};
-        const int32_t count = int32_t(t.count);
-        const uint8_t repeat = uint8_t(t.repeat);
-        switch (t.form) {
-            case 0: Dispatch([&](auto op) { op(zLocal, xLocal, count); }); break;
-            case 1: Dispatch([&](auto op) { op(zLocal, xLocal, t.count, repeat, params); }); break;
-            case 2: Dispatch([&](auto op) { op(zLocal, xLocal, mask, repeat, params); }); break;
-            case 3:
-                Dispatch([&](auto op) { op(xLocal, xLocal, count); });
-                DataCopy(zLocal, xLocal, t.len);
-                break;
-            default: break;
-        }
-        outQueueZ.EnQue<T>(zLocal);
-        inQueueX.FreeTensor(xLocal);
-        inQueueZ0.FreeTensor(z0Local);
-    }
 
-    TPipe pipe;
-    TQue<QuePosition::VECIN, 1> inQueueX, inQueueZ0;
-    TQue<QuePosition::VECOUT, 1> outQueueZ;
-    GlobalTensor<T> xGm, z0Gm, zGm;
     UnaryTiling t;
 };
 
