@@ -48,6 +48,8 @@ def _print_summary(result, max_rows: int = 8) -> None:
     from tuner.sim.run import SimResult
 
     assert isinstance(result, SimResult)
+    if result.printed:
+        click.echo(result.printed.rstrip("\n"))
     status = "ok" if result.ok else f"{len(result.faults)} fault(s)"
     click.echo(f"{result.kernel}: {result.block_dim} block(s) on {result.soc}: {status}")
     if result.task_duration_us is not None and result.ok:

@@ -184,3 +184,14 @@ def test_strided_ub_copy_leaves_its_gaps_to_other_pipes(auto_sync):
     r = clean(simulate(IDIOMS / "ub_gap_copy.cpp", "ub_gap_copy", 1,
                        [GmIn(src), GmIn(middle), GmOut(np.dtype(np.float16), (48,))], auto_sync=auto_sync))
     np.testing.assert_array_equal(r.outputs[0], np.concatenate([src[:16], middle, src[16:]]))
+
+
+def test_debug_printing_reaches_the_user():
+    x = np.arange(16, dtype=np.float32)
+    r = clean(simulate(IDIOMS / "debug_print.cpp", "debug_print", 2, [GmIn(x), Scalar("u32", 16)]))
+    lines = r.printed.splitlines()
+    for block in (0, 1):
+        assert f"[block {block}] n=16 half=1.50 grew=1" in lines
+        assert f"[block {block}] done" in lines
+        assert f"[block {block}] DumpTensor UB desc=7: 0 1 2 3" in lines
+        assert f"[block {block}] DumpTensor GM desc=8: 0 1" in lines

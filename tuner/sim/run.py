@@ -50,6 +50,7 @@ class SimResult:
     compile_seconds: float = 0.0
     run_seconds: float = 0.0
     compile_cached: bool = False
+    printed: str = ""  # what the kernel printed (printf, DumpTensor), one line per call
 
     @property
     def ok(self) -> bool:
@@ -128,7 +129,7 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
     return SimResult(
         soc=exe.soc, kernel=exe.kernel, block_dim=block_dim, task_duration_us=report.get("task_duration_us"),
         report=report, outputs=outputs, faults=_faults(report), warnings=list(report.get("warnings", [])),
-        run_seconds=elapsed,
+        run_seconds=elapsed, printed=proc.stdout,
     )
 
 

@@ -7,4 +7,5 @@
 #include "tuner_sim/copy.h"
 #include "tuner_sim/vec.h"
 #include "tuner_sim/sync.h"
+#include "tuner_sim/debug.h"
 #include "tuner_sim/unsupported.h"

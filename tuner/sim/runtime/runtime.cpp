@@ -381,6 +381,18 @@ void warn(const char* fmt, ...) {
     }
 }
 
+// ---- kernel debugging output ------------------------------------------------------------------------
+
+void debug_print(const char* text) {
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
+    const size_t n = strlen(text);
+    printf("[block %lld] %s%s", t_ctx ? (long long)t_ctx->idx : -1LL, text, n && text[n - 1] == '\n' ? "" : "\n");
+    fflush(stdout);
+}
+
+int64_t system_cycle() { return int64_t(now_cycles(ctx())); }
+
 // ---- UB allocation -------------------------------------------------------------------------------------
 
 uint32_t ub_alloc(uint32_t bytes, const char* what) {
