@@ -222,6 +222,15 @@ def test_gm_race_found_whatever_the_schedule(blocks):
         assert f"blocks 0 (DataCopy at {MULTI}:{fault_line(MULTI, 4)}) and {blocks - 1} " in r.faults[0].text
 
 
+@pytest.mark.parametrize("blocks", [2, 8])
+def test_reading_what_another_block_writes_without_sync_all_is_a_gm_race(blocks):
+    r, _ = run_multi(5, blocks)
+    assert [f.cls for f in r.faults] == ["gm-race"]
+    read, write = fault_line(MULTI, 5), fault_line(MULTI, 1)
+    assert re.search(rf"block \d+ reads \(DataCopy at {re.escape(str(MULTI))}:{read}\) GM bytes that block \d+ "
+                     rf"writes \(DataCopy at {re.escape(str(MULTI))}:{write}\) with no SyncAll", r.faults[0].text)
+
+
 def test_sync_all_on_some_blocks_is_a_deadlock():
     r, _ = run_multi(2, 8)
     assert_only(r, "deadlock", "SyncAll", MULTI, 2)

@@ -66,7 +66,7 @@ struct Launch {
     std::mutex mu;
     std::vector<FaultRecord> faults;
     std::vector<std::string> warnings;
-    std::vector<RaceWrite> race_writes;
+    std::vector<RaceWrite> race_writes, race_reads;
     std::vector<BlockResult> results;
     // SyncAll barrier
     std::condition_variable cv;
@@ -218,6 +218,20 @@ void check_ub_span(BlockCtx& c, int pipe, uint64_t seq, const UbSpan& s) {
     }
 }
 
+// Extends the last range when this access continues or repeats it (a streamed input, a row of gamma read
+// again for every row), so a block's ranges stay few.
+void record_race_access(std::vector<GmAccess>& ranges, uintptr_t lo, uintptr_t hi, int epoch, uint32_t site) {
+    if (!ranges.empty()) {
+        GmAccess& last = ranges.back();
+        if (last.epoch == epoch && lo <= last.hi && hi >= last.lo) {
+            last.lo = std::min(last.lo, lo);
+            last.hi = std::max(last.hi, hi);
+            return;
+        }
+    }
+    ranges.push_back({lo, hi, epoch, site});
+}
+
 void check_gm_span(BlockCtx& c, int pipe, uint64_t seq, const GmSpan& s) {
     const uintptr_t lo = reinterpret_cast<uintptr_t>(s.addr), hi = lo + s.bytes;
     if (s.bytes == 0) return;
@@ -262,14 +276,8 @@ void check_gm_span(BlockCtx& c, int pipe, uint64_t seq, const GmSpan& s) {
         } else {
             c.gm_writes.push_back({lo, hi, uint8_t(pipe), seq, c.site});
         }
-        std::lock_guard<std::mutex> lock(g_launch->mu);
-        auto& rw = g_launch->race_writes;
-        if (!rw.empty() && rw.back().block == c.idx && rw.back().epoch == c.epoch && rw.back().hi == lo) {
-            rw.back().hi = hi;
-        } else {
-            rw.push_back({lo, hi, c.idx, c.epoch, c.site});
-        }
     }
+    record_race_access(s.access == Access::Write ? c.race_writes : c.race_reads, lo, hi, c.epoch, c.site);
 }
 
 void merge_clock(Clock& into, const Clock& from) {
@@ -784,6 +792,41 @@ std::string fault_line(const Launch& L, const FaultRecord& f) {
     return std::string("error: [") + kFaultNames[int(f.cls)] + "] " + f.message + " (" + where + ")";
 }
 
+// A block reading GM bytes another block writes in the same SyncAll epoch: what it reads depends on which
+// block runs first. `L.race_writes` is sorted by start; a running maximum of the ends finds the writes that
+// overlap a read without visiting the others. One fault per pair of call sites.
+void check_gm_read_races(Launch& L) {
+    const auto& w = L.race_writes;
+    std::vector<uintptr_t> max_hi(w.size());
+    for (size_t k = 0; k < w.size(); ++k) max_hi[k] = std::max(w[k].hi, k ? max_hi[k - 1] : 0);
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<const RaceWrite*, const RaceWrite*>> races;
+    for (const RaceWrite& r : L.race_reads) {
+        size_t k = size_t(std::lower_bound(w.begin(), w.end(), r.hi,
+                                           [](const RaceWrite& a, uintptr_t v) { return a.lo < v; }) - w.begin());
+        while (k-- > 0 && max_hi[k] > r.lo) {
+            if (w[k].hi > r.lo && w[k].block != r.block && w[k].epoch == r.epoch) {
+                races.emplace(std::make_pair(r.site, w[k].site), std::make_pair(&r, &w[k]));
+                break;
+            }
+        }
+    }
+    for (const auto& [key, pair] : races) {
+        const RaceWrite& r = *pair.first;
+        const RaceWrite& wr = *pair.second;
+        const uintptr_t lo = std::max(r.lo, wr.lo), hi = std::min(r.hi, wr.hi);
+        std::string where = where_gm(lo, hi - lo);
+        const Site& sr = site(r.site);
+        const Site& sw = site(wr.site);
+        char buf[900];
+        snprintf(buf, sizeof buf,
+                 "block %lld reads (%s at %s:%d) GM bytes that block %lld writes (%s at %s:%d) with no SyncAll "
+                 "between them, so what it reads depends on which block runs first; %s",
+                 (long long)r.block, sr.api, sr.file, sr.line, (long long)wr.block, sw.api, sw.file, sw.line,
+                 where.c_str());
+        L.faults.push_back({FaultClass::GmRace, buf, -1, 0});
+    }
+}
+
 // Writes by two blocks to the same GM bytes in the same SyncAll epoch, found after the launch from the
 // recorded writes (so independent of how the block threads happened to interleave). One fault per pair of
 // call sites, counting the block pairs. Skipped when a block deadlocked: the kernel hangs on the NPU and
@@ -829,6 +872,7 @@ void check_gm_races(Launch& L) {
                              : "");
         L.faults.push_back({FaultClass::GmRace, buf, -1, 0});
     }
+    check_gm_read_races(L);
 }
 
 void write_trace(const Launch& L) {
@@ -1091,6 +1135,8 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
         // before its GM bytes have gone through that share.
         const double share_gbps = soc_config.gm_bandwidth_gbps / double(std::max<int64_t>(g_launch->active_blocks, 1));
         const double gm_floor = double(c.gm_to_ub_bytes + c.ub_to_gm_bytes) / (share_gbps * 1e3) * soc_config.clock_mhz;
+        for (const GmAccess& a : c.race_writes) g_launch->race_writes.push_back({a.lo, a.hi, idx, a.epoch, a.site});
+        for (const GmAccess& a : c.race_reads) g_launch->race_reads.push_back({a.lo, a.hi, idx, a.epoch, a.site});
         g_launch->results.push_back({idx, std::max(now_cycles(c), gm_floor), c.busy, c.gm_to_ub_bytes,
                                      c.ub_to_gm_bytes, c.ub_peak, std::move(c.trace)});
         g_launch->cv.notify_all();

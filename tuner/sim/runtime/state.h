@@ -49,6 +49,13 @@ struct GmWrite {
     uint32_t site;
 };
 
+// GM bytes one block read or wrote in one SyncAll epoch (for the races between blocks).
+struct GmAccess {
+    uintptr_t lo, hi;
+    int epoch;
+    uint32_t site;
+};
+
 struct TraceEvent {
     uint8_t pipe;
     double start, end;
@@ -72,6 +79,7 @@ struct BlockCtx {
     std::map<std::pair<int, int>, FlagState> flags;  // ((src,dst) pair id, event id)
     std::unordered_map<uint64_t, FlagState> queue_events;
     std::vector<GmWrite> gm_writes;
+    std::vector<GmAccess> race_writes, race_reads;
     std::vector<GmWrite> dcache_dirty;  // GM bytes GlobalTensor::SetValue left in the scalar data cache
     std::array<int, 32> live_tensors{};
     // timing, in cycles

@@ -5,6 +5,8 @@
 //   3 timeout   every block polls a GM flag that nothing ever sets
 //   4 gm-race   the last block, long after block 0 is done, writes block 0's slice (found whatever the
 //               thread schedule: races are looked for in the recorded writes after the launch)
+//   5 gm-race   no SyncAll: every block reads its right neighbour's slice of z while that block may still
+//               be writing it (the result goes to the block's own slice of x, so no two blocks write alike)
 // Launching BUG=0 with more blocks than the SoC has vector cores is a deadlock too (blocks run in waves).
 // A line marked `// FAULT n` is where the fault of BUG=n must be reported (tests/sim/test_faults.py).
 #include "kernel_operator.h"
@@ -23,7 +25,7 @@ __aicore__ inline void ScaleSlice(TPipe &pipe, GlobalTensor<float> dst, GlobalTe
     pipe.InitBuffer(inQ, 1, TILE * sizeof(float));
     pipe.InitBuffer(outQ, 1, TILE * sizeof(float));
     LocalTensor<float> in = inQ.AllocTensor<float>();
-    DataCopy(in, src, TILE);
+    DataCopy(in, src, TILE);  // FAULT 5
     inQ.EnQue(in);
     in = inQ.DeQue<float>();
     LocalTensor<float> out = outQ.AllocTensor<float>();
@@ -62,9 +64,13 @@ extern "C" __global__ __aicore__ void mc_fault(GM_ADDR x, GM_ADDR z, GM_ADDR fla
 #endif
 #if BUG == 2
     if (b != 0) SyncAll();  // FAULT 2
-#else
+#elif BUG != 5
     SyncAll();  // FAULT W
 #endif
     pipe.Reset();
+#if BUG == 5
+    ScaleSlice(pipe, xGm[b * TILE], zGm[right * TILE], 1.0f, 1.0f);
+#else
     ScaleSlice(pipe, zGm[right * TILE], zGm[right * TILE], 1.0f, 1.0f);
+#endif
 }
