@@ -195,3 +195,14 @@ def test_debug_printing_reaches_the_user():
         assert f"[block {block}] done" in lines
         assert f"[block {block}] DumpTensor UB desc=7: 0 1 2 3" in lines
         assert f"[block {block}] DumpTensor GM desc=8: 0 1" in lines
+
+
+def test_cann9_vector_and_mix_qualifiers():
+    src = IDIOMS / "cann9_qualifiers.cpp"
+    blocks = 4
+    x = rng.standard_normal(256 * blocks).astype(np.float32)
+    out = GmOut(np.dtype(np.float32), x.shape)
+    r = clean(simulate(src, "vector_scale", blocks, [GmIn(x), out]))
+    np.testing.assert_allclose(r.outputs[0], 3 * x, rtol=1e-6)
+    r = clean(simulate(src, "mix_sync", blocks, [GmIn(x), out, out]))
+    np.testing.assert_allclose(r.outputs[1], 4 * np.roll(x, -256), rtol=1e-6)
