@@ -11,6 +11,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <thread>
 
 #include "state.h"
@@ -79,7 +80,7 @@ struct Launch {
 };
 
 std::mutex g_sites_mu;
-std::vector<Site> g_sites(1);
+std::deque<Site> g_sites(1);  // a deque: site() hands out references that interning must not move
 std::mutex g_gm_mu;
 std::vector<GmBuffer> g_gm;
 Launch* g_launch = nullptr;
@@ -303,13 +304,37 @@ BlockCtx& ctx() {
 }
 
 uint32_t intern_site(const char* api, const char* file, int line) {
+    // Call sites are string literals and a line: a per-thread cache keyed by their addresses keeps the
+    // shared table (and its lock) off the path of every API call.
+    struct Key {
+        const char* api;
+        const char* file;
+        int line;
+        bool operator==(const Key& o) const { return api == o.api && file == o.file && line == o.line; }
+    };
+    struct KeyHash {
+        size_t operator()(const Key& k) const {
+            return std::hash<const void*>()(k.api) ^ (std::hash<const void*>()(k.file) << 1) ^ size_t(k.line) << 7;
+        }
+    };
+    thread_local std::unordered_map<Key, uint32_t, KeyHash> cache;
+    const Key key{api, file, line};
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
     std::lock_guard<std::mutex> lock(g_sites_mu);
-    for (uint32_t i = g_sites.size(); i-- > 1;) {
+    uint32_t id = 0;
+    for (uint32_t i = uint32_t(g_sites.size()); i-- > 1;) {
         const Site& s = g_sites[i];
-        if (s.line == line && s.api == api && s.file == file) return i;
+        if (s.line == line && s.api == api && s.file == file) {
+            id = i;
+            break;
+        }
     }
-    g_sites.push_back({api, file, line});
-    return uint32_t(g_sites.size() - 1);
+    if (id == 0) {
+        g_sites.push_back({api, file, line});
+        id = uint32_t(g_sites.size() - 1);
+    }
+    cache.emplace(key, id);
+    return id;
 }
 
 const Site& site(uint32_t id) {
