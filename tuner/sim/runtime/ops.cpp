@@ -18,7 +18,10 @@ const char* round_name(uint8_t mode) {
                                   "CAST_ODD"};
     return mode < 7 ? names[mode] : "UNKNOWN";
 }
-uint32_t round32(uint64_t v) { return uint32_t((v + 31) / 32 * 32); }
+uint64_t round32(uint64_t v) { return (v + 31) / 32 * 32; }
+// A UB offset computed in 64 bits: one past 4 GiB saturates (still 32-byte aligned) so the bounds check
+// sees it outside every buffer instead of wrapping back into UB.
+uint32_t ub_off32(uint64_t v) { return v > 0xFFFFFFE0u ? 0xFFFFFFE0u : uint32_t(v); }
 
 struct Mask128 {
     uint64_t lo, hi;
@@ -51,8 +54,10 @@ RepeatPlan plan_repeats(bool mask_bits, uint64_t hi, uint64_t lo, bool use_regis
     if (use_register) {
         const MaskState& m = ctx().mask;
         if (m.counter) {
+            // Rounded up without overflow, and saturated: a huge (e.g. negative) length must reach the
+            // bounds check as a huge extent, not wrap to a few repeats or none.
             p.counter_total = m.lo;
-            p.repeats = uint32_t((m.lo + lanes - 1) / lanes);
+            p.repeats = uint32_t(std::min<uint64_t>(m.lo / lanes + (m.lo % lanes != 0), UINT32_MAX));
             return p;
         }
         p.mask = {m.lo, lanes > 64 ? m.hi : 0};
@@ -70,10 +75,10 @@ uint64_t lane_offset(const VecOperand& o, uint32_t es, uint32_t r, uint32_t lane
 }
 
 // Bytes from the operand start to the end of the last block a repeat-form instruction touches.
-uint32_t repeat_extent(const VecOperand& o, uint32_t es, uint32_t repeats, uint32_t lanes) {
+uint64_t repeat_extent(const VecOperand& o, uint32_t es, uint32_t repeats, uint32_t lanes) {
     if (repeats == 0) return 0;
     const uint32_t blocks = std::max<uint32_t>(1, lanes * es / 32);
-    return uint32_t((uint64_t(repeats - 1) * o.rep_stride + uint64_t(blocks - 1) * o.blk_stride) * 32 + 32);
+    return (uint64_t(repeats - 1) * o.rep_stride + uint64_t(blocks - 1) * o.blk_stride) * 32 + 32;
 }
 
 void set_bit(uint8_t* bits, uint64_t i, bool v) {
@@ -125,22 +130,22 @@ void data_copy(const CopyDesc& d) {
     auto add_blocks = [&](bool contiguous_ub, bool contiguous_gm) {
         const uint32_t n = d.block_count;
         if (contiguous_ub && d.dir != CopyDir::UbToUb) {
-            ub.push_back({d.ub_off, uint32_t(ub_step * (n - 1) + ub_footprint), d.ub_buf_end, ub_access, ub_name});
+            ub.push_back({d.ub_off, ub_step * (n - 1) + ub_footprint, d.ub_buf_end, ub_access, ub_name});
         }
         if (d.dir == CopyDir::UbToUb) {  // each side with its own gap, block by block
             const uint64_t src_step = uint64_t(d.block_bytes) + d.src_gap_bytes;
             const uint64_t dst_step = uint64_t(d.block_bytes) + d.dst_gap_bytes;
             for (uint32_t i = 0; i < n; ++i) {
-                ub.push_back({uint32_t(d.ub2_off + i * src_step), d.block_bytes, d.ub2_buf_end, Access::Read,
+                ub.push_back({ub_off32(d.ub2_off + i * src_step), d.block_bytes, d.ub2_buf_end, Access::Read,
                               "source UB tensor"});
-                ub.push_back({uint32_t(d.ub_off + i * dst_step), d.block_bytes, d.ub_buf_end, Access::Write,
+                ub.push_back({ub_off32(d.ub_off + i * dst_step), d.block_bytes, d.ub_buf_end, Access::Write,
                               "destination UB tensor"});
             }
             return;
         }
         for (uint32_t i = 0; i < n; ++i) {
             if (!contiguous_ub) {
-                ub.push_back({uint32_t(d.ub_off + i * ub_step), uint32_t(ub_footprint), d.ub_buf_end, ub_access,
+                ub.push_back({ub_off32(d.ub_off + i * ub_step), ub_footprint, d.ub_buf_end, ub_access,
                               ub_name});
             }
             if (!contiguous_gm || i == 0) {
@@ -243,7 +248,7 @@ void vec_exec(const VecDesc& d) {
     std::vector<UbSpan> spans;
     auto add = [&](const VecOperand& o, uint64_t bytes, Access a, const char* name) {
         check_ub_aligned(o.off, name);
-        spans.push_back({o.off, uint32_t(bytes), o.buf_end, a, name});
+        spans.push_back({o.off, bytes, o.buf_end, a, name});
     };
 
     if (d.count_form) {
@@ -343,7 +348,7 @@ void reduce_exec(const ReduceDesc& d) {
     if (d.form == ReduceForm::Count) {
         const uint64_t n = d.count;
         const uint32_t outs = d.cal_index ? 2 : 1;
-        spans.push_back({d.src.off, uint32_t(n * es), d.src.buf_end, Access::Read, "src"});
+        spans.push_back({d.src.off, n * es, d.src.buf_end, Access::Read, "src"});
         spans.push_back({d.dst.off, outs * es, d.dst.buf_end, Access::Write, "dst"});
         const uint64_t repeats = (n + lanes - 1) / lanes;
         double cycles = vec_cycles(InstrClass::ReduceRepeat, d.type, repeats);
@@ -370,7 +375,7 @@ void reduce_exec(const ReduceDesc& d) {
     } else if (d.form == ReduceForm::PerBlock && R > 0) {
         dst_bytes = (uint64_t(R - 1) * d.dst_rep_stride * 8 + 8) * es;
     }
-    spans.push_back({d.dst.off, uint32_t(dst_bytes), d.dst.buf_end, Access::Write, "dst"});
+    spans.push_back({d.dst.off, dst_bytes, d.dst.buf_end, Access::Write, "dst"});
     const InstrClass cls = d.form == ReduceForm::PerBlock ? InstrClass::ReduceBlock : InstrClass::ReduceRepeat;
     pipe_op(Pipe::V, vec_cycles(cls, d.type, R) + mask_cycles(), spans.data(), int(spans.size()), nullptr, 0);
 
@@ -432,8 +437,8 @@ void brcb_exec(const char* api, const VecOperand& dst, const VecOperand& src, ui
     check_ub_aligned(dst.off, "dst");
     check_ub_aligned(src.off, "src");
     UbSpan spans[2] = {
-        {src.off, repeat * 8 * es, src.buf_end, Access::Read, "src"},
-        {dst.off, repeat ? uint32_t((uint64_t(repeat - 1) * dst.rep_stride + 7 * blk) * 32 + 32) : 0, dst.buf_end,
+        {src.off, uint64_t(repeat) * 8 * es, src.buf_end, Access::Read, "src"},
+        {dst.off, repeat ? (uint64_t(repeat - 1) * dst.rep_stride + 7 * blk) * 32 + 32 : 0, dst.buf_end,
          Access::Write, "dst"},
     };
     pipe_op(Pipe::V, vec_cycles(InstrClass::UnarySimple, dst.type, repeat) + mask_cycles(), spans, 2, nullptr, 0);

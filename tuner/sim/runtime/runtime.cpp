@@ -190,7 +190,7 @@ void report_hazard(BlockCtx& c, int pipe, const char* what, const char* operand,
 
 void check_ub_span(BlockCtx& c, int pipe, uint64_t seq, const UbSpan& s) {
     if (s.bytes == 0) return;
-    const uint32_t g0 = s.off / 32, g1 = (s.off + s.bytes + 31) / 32;
+    const uint32_t g0 = s.off / 32, g1 = uint32_t((s.off + s.bytes + 31) / 32);
     bool reported = false;
     for (uint32_t g = g0; g < g1; ++g) {
         Granule& gr = c.shadow[g];
@@ -462,8 +462,8 @@ void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan*
         const UbSpan& s = ub[i];
         if (uint64_t(s.off) + s.bytes > s.buf_end || s.buf_end > c.ub.size()) {
             fault(FaultClass::OutOfBounds,
-                  "%s: %u bytes from UB offset %u run past the end of its buffer by %llu bytes (buffer ends at %u)",
-                  s.operand, s.bytes, s.off, (unsigned long long)(uint64_t(s.off) + s.bytes - s.buf_end),
+                  "%s: %llu bytes from UB offset %u run past the end of its buffer by %llu bytes (buffer ends at %u)",
+                  s.operand, (unsigned long long)s.bytes, s.off, (unsigned long long)(uint64_t(s.off) + s.bytes - s.buf_end),
                   s.buf_end);
         }
     }

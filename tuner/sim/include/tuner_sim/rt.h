@@ -53,7 +53,7 @@ void ub_reset();
 enum class Access : uint8_t { Read, Write };
 struct UbSpan {
     uint32_t off;      // byte offset in UB
-    uint32_t bytes;    // extent touched
+    uint64_t bytes;    // extent touched (64-bit: a count or repeat extent past 4 GiB must not wrap into UB)
     uint32_t buf_end;  // end of the buffer the tensor was carved from (bounds)
     Access access;
     const char* operand;

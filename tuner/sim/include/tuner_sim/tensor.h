@@ -78,7 +78,10 @@ public:
     }
     __aicore__ inline LocalTensor operator[](const uint32_t offset) const {
         LocalTensor view = *this;
-        view.off_ = off_ + offset * sizeof(T);
+        // Computed in 64 bits: an offset that leaves UB (x[-16], a huge index) saturates past every buffer, so
+        // using the view is out of bounds instead of wrapping onto the buffer before it.
+        const uint64_t off = uint64_t(off_) + uint64_t(offset) * sizeof(T);
+        view.off_ = off > 0xFFFFFFE0u ? 0xFFFFFFE0u : static_cast<uint32_t>(off);
         view.size_ = size_ > offset ? size_ - offset : 0;
         return view;
     }
@@ -109,15 +112,15 @@ public:
     uint32_t tuner_buf_end() const { return buf_end_; }
     T* tuner_ptr() const { return reinterpret_cast<T*>(tuner_sim::ub_base() + off_); }
     tuner_sim::UbSpan tuner_span(uint64_t elems, tuner_sim::Access access, const char* operand) const {
-        return {off_, static_cast<uint32_t>(elems * sizeof(T)), buf_end_, access, operand};
+        return {off_, elems * sizeof(T), buf_end_, access, operand};
     }
     tuner_sim::UbSpan tuner_span_bytes(uint64_t bytes, tuner_sim::Access access, const char* operand) const {
-        return {off_, static_cast<uint32_t>(bytes), buf_end_, access, operand};
+        return {off_, bytes, buf_end_, access, operand};
     }
 
 private:
     void check_index(uint32_t index) const {
-        if (off_ + uint64_t(index + 1) * sizeof(T) > buf_end_) {
+        if (off_ + (uint64_t(index) + 1) * sizeof(T) > buf_end_) {
             tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
                              "element %u is outside its UB buffer (%u bytes left from the tensor start)", index,
                              buf_end_ > off_ ? buf_end_ - off_ : 0);

@@ -1,0 +1,42 @@
+"""Regression tests from a review of the simulator: each kernel here slipped past a check (or tripped a
+false one) before its fix. Kernels live in tests/sim/kernels/review/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tuner.sim.args import GmIn, GmOut
+from tuner.sim.run import SimResult, simulate
+
+from .test_faults import assert_only
+
+REVIEW = Path(__file__).resolve().parent / "kernels" / "review"
+WRAP = REVIEW / "wrap.cpp"
+X = np.random.default_rng(11).standard_normal(256).astype(np.float32)
+
+
+def run_wrap(bug: int) -> SimResult:
+    return simulate(WRAP, "wrap_kernel", 1, [GmIn(X, "x"), GmOut(np.dtype(np.float32), (256,), "z")],
+                    defines=[f"BUG={bug}"])
+
+
+def test_wrap_clean():
+    r = run_wrap(0)
+    assert r.faults == []
+    np.testing.assert_array_equal(r.outputs[0], X + 1)
+
+
+@pytest.mark.parametrize("bug, api, words", [
+    (1, "Adds", ["dst", "past the end of its buffer"]),
+    (2, "LocalTensor::GetValue", ["element 4294967295"]),
+    (3, "Adds", ["dst", "UB offset 4294967264", "past the end of its buffer"]),
+    (4, "Adds", ["past the end of its buffer"]),
+])
+def test_wrapping_offsets_and_extents_are_out_of_bounds(bug, api, words):
+    r = run_wrap(bug)
+    assert_only(r, "out-of-bounds", api, WRAP, bug)
+    for w in words:
+        assert w in r.faults[0].text, r.faults[0].text
