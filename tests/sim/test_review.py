@@ -3,12 +3,17 @@ false one) before its fix. Kernels live in tests/sim/kernels/review/."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tuner.data.socs import get_soc
 from tuner.sim.args import GmIn, GmOut
+from tuner.sim.build import build_program
 from tuner.sim.run import SimResult, simulate
 
 from .test_faults import assert_only
@@ -40,3 +45,15 @@ def test_wrapping_offsets_and_extents_are_out_of_bounds(bug, api, words):
     assert_only(r, "out-of-bounds", api, WRAP, bug)
     for w in words:
         assert w in r.faults[0].text, r.faults[0].text
+
+
+# ---- the watchdog times one launch, not the host program ---------------------------------------------------
+
+def test_timeout_counts_each_launch_not_host_time_around_it(tmp_path):
+    app = build_program([REVIEW / "host_after_launch.cpp"], tmp_path / "app", get_soc("Ascend910B1"))
+    report = tmp_path / "report.json"
+    p = subprocess.run([str(app)], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, TUNER_SIM_REPORT=str(report)))
+    assert p.returncode == 0, p.stderr
+    assert "timeout" not in p.stderr
+    assert json.loads(report.read_text())["faults"] == []

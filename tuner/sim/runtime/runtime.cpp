@@ -86,7 +86,6 @@ std::vector<GmBuffer> g_gm;
 Launch* g_launch = nullptr;
 thread_local BlockCtx* t_ctx = nullptr;
 LaunchOptions g_options;
-std::atomic<bool> g_watchdog_armed{false};
 
 std::string vformat(const char* fmt, va_list ap) {
     char buf[1024];
@@ -1056,59 +1055,100 @@ void install_handlers() {
     sigaction(SIGABRT, &sa, nullptr);
 }
 
-void arm_watchdog() {
-    if (g_options.timeout_s <= 0 || g_watchdog_armed.exchange(true)) return;
-    std::thread([] {
-        std::this_thread::sleep_for(std::chrono::duration<double>(g_options.timeout_s));
-        // Where the running blocks are: the last Ascend C call each made (a spin loop usually calls one).
-        // Both locks are taken with retries: the hung blocks may be calling APIs (which take g_sites_mu)
-        // in a tight loop, so one try can fail; a lock held forever is not waited for.
-        char where[400] = "";
-        Launch* L = g_launch;
-        for (int attempt = 0; L && attempt < 1000; ++attempt) {
-            if (!L->mu.try_lock()) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                continue;
-            }
-            const BlockCtx* first = nullptr;
-            int others = 0;
-            for (const BlockCtx* c : L->running) {
-                if (!c->last_site.load(std::memory_order_relaxed)) continue;
-                if (first) ++others;
-                else first = c;
-            }
-            bool done = !first;
-            if (first && g_sites_mu.try_lock()) {
-                const uint32_t id = first->last_site.load(std::memory_order_relaxed);
-                const Site& s = g_sites[id < g_sites.size() ? id : 0];
-                snprintf(where, sizeof where, "; block %lld%s was last in %s at %s:%d", (long long)first->idx,
-                         others ? (" (and " + std::to_string(others) + " more still running)").c_str() : "", s.api,
-                         s.file, s.line);
-                g_sites_mu.unlock();
-                done = true;
-            }
-            L->mu.unlock();
-            if (done) break;
-            std::this_thread::sleep_for(std::chrono::microseconds(100));
+// The watchdog times each launch, not the process: a CPU-debug program may launch several kernels and do
+// host work between and after them. One thread, started with the first launch, waits for a launch to
+// begin and then for its deadline; it fires only if that same launch is still running. It holds
+// g_watch_mu while it fires, so the launch cannot end (and free its state, or write its report) meanwhile.
+// Never destroyed: the watchdog thread may still wait on them when the program exits (destroying a
+// condition variable with a waiter blocks in glibc).
+std::mutex& g_watch_mu = *new std::mutex;
+std::condition_variable& g_watch_cv = *new std::condition_variable;
+bool g_launch_active = false;  // a launch's blocks are running (under g_watch_mu)
+uint64_t g_launch_serial = 0;  // launches begun
+std::chrono::steady_clock::time_point g_launch_deadline;
+
+[[noreturn]] void watchdog_fire() {
+    // Where the running blocks are: the last Ascend C call each made (a spin loop usually calls one).
+    // Both locks are taken with retries: the hung blocks may be calling APIs (which take g_sites_mu)
+    // in a tight loop, so one try can fail; a lock held forever is not waited for.
+    char where[400] = "";
+    Launch* L = g_launch;
+    for (int attempt = 0; L && attempt < 1000; ++attempt) {
+        if (!L->mu.try_lock()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            continue;
         }
-        char line[600];
-        snprintf(line, sizeof line,
-                 "error: [timeout] the kernel ran longer than %.1f s of host time%s (an endless loop?) (kernel %s)\n",
-                 g_options.timeout_s, where, L ? L->kernel.c_str() : "?");
-        if (write(2, line, strlen(line)) < 0) {
+        const BlockCtx* first = nullptr;
+        int others = 0;
+        for (const BlockCtx* c : L->running) {
+            if (!c->last_site.load(std::memory_order_relaxed)) continue;
+            if (first) ++others;
+            else first = c;
         }
-        if (g_options.report_path) {
-            if (FILE* f = fopen(g_options.report_path, "w")) {
-                std::string text(line);
-                text.pop_back();
-                fprintf(f, "{\"soc\": \"%s\", \"task_duration_us\": null, \"blocks\": [], \"faults\": [{\"class\": "
-                           "\"timeout\", \"block\": -1, \"text\": \"%s\"}], \"warnings\": []}\n",
-                        soc_config.name, json_escape(text).c_str());
-                fclose(f);
-            }
+        bool done = !first;
+        if (first && g_sites_mu.try_lock()) {
+            const uint32_t id = first->last_site.load(std::memory_order_relaxed);
+            const Site& s = g_sites[id < g_sites.size() ? id : 0];
+            snprintf(where, sizeof where, "; block %lld%s was last in %s at %s:%d", (long long)first->idx,
+                     others ? (" (and " + std::to_string(others) + " more still running)").c_str() : "", s.api,
+                     s.file, s.line);
+            g_sites_mu.unlock();
+            done = true;
         }
-        _exit(1);
-    }).detach();
+        L->mu.unlock();
+        if (done) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    char line[600];
+    snprintf(line, sizeof line,
+             "error: [timeout] the kernel ran longer than %.1f s of host time%s (an endless loop?) (kernel %s)\n",
+             g_options.timeout_s, where, L ? L->kernel.c_str() : "?");
+    if (write(2, line, strlen(line)) < 0) {
+    }
+    if (g_options.report_path) {
+        if (FILE* f = fopen(g_options.report_path, "w")) {
+            std::string text(line);
+            text.pop_back();
+            fprintf(f, "{\"soc\": \"%s\", \"task_duration_us\": null, \"blocks\": [], \"faults\": [{\"class\": "
+                       "\"timeout\", \"block\": -1, \"text\": \"%s\"}], \"warnings\": []}\n",
+                    soc_config.name, json_escape(text).c_str());
+            fclose(f);
+        }
+    }
+    _exit(1);
+}
+
+void watchdog_main() {
+    std::unique_lock<std::mutex> lock(g_watch_mu);
+    for (;;) {
+        g_watch_cv.wait(lock, [] { return g_launch_active; });
+        const uint64_t serial = g_launch_serial;
+        const bool ended = g_watch_cv.wait_until(lock, g_launch_deadline, [&] {
+            return !g_launch_active || g_launch_serial != serial;
+        });
+        if (!ended) watchdog_fire();
+    }
+}
+
+void begin_launch(Launch* L) {
+    static std::once_flag started;
+    std::lock_guard<std::mutex> lock(g_watch_mu);
+    g_launch = L;
+    if (g_options.timeout_s <= 0) return;
+    std::call_once(started, [] { std::thread(watchdog_main).detach(); });
+    ++g_launch_serial;
+    g_launch_active = true;
+    g_launch_deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(g_options.timeout_s));
+    g_watch_cv.notify_all();
+}
+
+// The blocks have all finished: the watchdog stands down (the checks and the report that follow do not hang).
+void end_launch_blocks() {
+    std::lock_guard<std::mutex> lock(g_watch_mu);
+    g_launch_active = false;
+    g_watch_cv.notify_all();
 }
 
 void end_of_block_checks(BlockCtx& c) {
@@ -1183,7 +1223,6 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     if (!g_options.trace_path) g_options.trace_path = getenv("TUNER_SIM_TRACE");
     if (getenv("TUNER_SIM_NO_AUTO_SYNC")) g_options.auto_sync = false;
     install_handlers();
-    arm_watchdog();
     Launch L;
     L.kernel = kernel;
     L.block_dim = block_dim;
@@ -1194,7 +1233,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     const int64_t cores = soc_config.vector_cores;
     L.waves = block_dim > cores;
     L.active_blocks = std::min(block_dim, cores);
-    g_launch = &L;
+    begin_launch(&L);
     double task_cycles = 0;
     for (int64_t first = 0; first < block_dim; first += cores) {
         const int64_t last = std::min(block_dim, first + cores);
@@ -1206,6 +1245,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
         for (size_t i = before; i < L.results.size(); ++i) wave = std::max(wave, L.results[i].time_cycles);
         task_cycles += wave;
     }
+    end_launch_blocks();
     std::sort(L.results.begin(), L.results.end(), [](const auto& a, const auto& b) { return a.idx < b.idx; });
     check_gm_races(L);
     const double head_us = soc_config.head_us_base + soc_config.head_us_per_block * double(L.active_blocks);
@@ -1214,7 +1254,10 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     write_report(L, g_options.report_path, task_us);
     if (g_options.trace_path) write_trace(L);
     const int n = int(L.faults.size());
-    g_launch = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_watch_mu);
+        g_launch = nullptr;
+    }
     return n;
 }
 
