@@ -430,7 +430,7 @@ void reduce_exec(const ReduceDesc& d) {
     }
 }
 
-void brcb_exec(const char* api, const VecOperand& dst, const VecOperand& src, uint32_t repeat) {
+void brcb_exec(const VecOperand& dst, const VecOperand& src, uint32_t repeat) {
     BlockCtx& c = ctx();
     const uint32_t es = esize(dst.type);
     const uint32_t blk = dst.blk_stride == 0 ? 1 : dst.blk_stride;
@@ -450,7 +450,6 @@ void brcb_exec(const char* api, const VecOperand& dst, const VecOperand& src, ui
             for (uint32_t k = 0; k < 32; k += es) std::memmove(out + k, v, es);
         }
     }
-    (void)api;
 }
 
 }  // namespace tuner_sim

@@ -166,7 +166,7 @@ struct ReduceDesc {
 };
 void reduce_exec(const ReduceDesc& d);
 
-void brcb_exec(const char* api, const VecOperand& dst, const VecOperand& src, uint32_t repeat);
+void brcb_exec(const VecOperand& dst, const VecOperand& src, uint32_t repeat);
 
 }  // namespace tuner_sim
 

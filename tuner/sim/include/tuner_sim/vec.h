@@ -273,8 +273,7 @@ __aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src
                             const BrcbRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Brcb, T);
     tuner_sim::api_begin("Brcb", loc);
-    tuner_sim::brcb_exec("Brcb", detail::operand(dst, p.dstBlkStride, p.dstRepStride), detail::operand(src),
-                         repeatTime);
+    tuner_sim::brcb_exec(detail::operand(dst, p.dstBlkStride, p.dstRepStride), detail::operand(src), repeatTime);
 }
 
 // ---- Cast -----------------------------------------------------------------------------------------
