@@ -1,5 +1,6 @@
 // The simulator runtime: per-block state, faults, the ordering (sync-hazard) checker, the first-cut pipe
 // timing model, GM buffers behind guard pages, block launch in waves, SyncAll, and the JSON report.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -994,6 +995,17 @@ void write_report(const Launch& L, const char* path, double task_us) {
 
 namespace {
 
+const char* signal_name(int sig) {
+    switch (sig) {
+        case SIGSEGV: return "segmentation fault";
+        case SIGBUS: return "bus error";
+        case SIGFPE: return "arithmetic exception";
+        case SIGILL: return "illegal instruction";
+        case SIGABRT: return "abort";
+        default: return "signal";
+    }
+}
+
 void on_signal(int sig, siginfo_t* info, void*) {
     const uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
     char line[900];
@@ -1021,21 +1033,30 @@ void on_signal(int sig, siginfo_t* info, void*) {
                  kernel, block, after);
     } else {
         snprintf(line, sizeof line, "error: [crash] signal %d (%s) at address %p (kernel %s, block %lld%s)\n", sig,
-                 strsignal(sig), info->si_addr, kernel, block, after);
+                 signal_name(sig), info->si_addr, kernel, block, after);
     }
     if (write(2, line, strlen(line)) < 0) {
     }
-    if (g_options.report_path) {
-        if (FILE* f = fopen(g_options.report_path, "w")) {
-            std::string text(line);
-            text.pop_back();
-            const bool oob = hit && sig == SIGSEGV;
-            fprintf(f, "{\"soc\": \"%s\", \"kernel\": \"%s\", \"block_dim\": %lld, \"task_duration_us\": null, "
-                       "\"blocks\": [], \"faults\": [{\"class\": \"%s\", \"block\": %lld, \"text\": \"%s\"}], "
-                       "\"warnings\": []}\n",
-                    soc_config.name, kernel, g_launch ? (long long)g_launch->block_dim : 0LL,
-                    oob ? "out-of-bounds" : "crash", block, json_escape(text).c_str());
-            fclose(f);
+    if (g_options.report_path) {  // no allocation here: the heap may be what broke
+        char text[1800];
+        size_t n = 0;
+        for (const char* ch = line; *ch && *ch != '\n' && n + 2 < sizeof text; ++ch) {
+            if (*ch == '"' || *ch == '\\') text[n++] = '\\';
+            text[n++] = *ch;
+        }
+        text[n] = 0;
+        char report[2400];
+        const int len = snprintf(report, sizeof report,
+                                 "{\"soc\": \"%s\", \"kernel\": \"%s\", \"block_dim\": %lld, \"task_duration_us\": null, "
+                                 "\"blocks\": [], \"faults\": [{\"class\": \"%s\", \"block\": %lld, \"text\": \"%s\"}], "
+                                 "\"warnings\": []}\n",
+                                 soc_config.name, kernel, g_launch ? (long long)g_launch->block_dim : 0LL,
+                                 hit && sig == SIGSEGV ? "out-of-bounds" : "crash", block, text);
+        const int fd = open(g_options.report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            if (write(fd, report, size_t(std::min<int>(len, int(sizeof report) - 1))) < 0) {
+            }
+            close(fd);
         }
     }
     _exit(1);
