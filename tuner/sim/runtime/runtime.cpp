@@ -44,7 +44,8 @@ struct GmBuffer {
     std::string name;
 };
 
-struct RaceWrite {
+// GM bytes a block read or wrote in one SyncAll epoch, gathered from every block after the launch.
+struct RaceAccess {
     uintptr_t lo, hi;
     int64_t block;
     int epoch;
@@ -68,7 +69,7 @@ struct Launch {
     std::mutex mu;
     std::vector<FaultRecord> faults;
     std::vector<std::string> warnings;
-    std::vector<RaceWrite> race_writes, race_reads;
+    std::vector<RaceAccess> race_writes, race_reads;
     std::vector<BlockResult> results;
     // SyncAll barrier
     std::condition_variable cv;
@@ -824,10 +825,10 @@ void check_gm_read_races(Launch& L) {
     const auto& w = L.race_writes;
     std::vector<uintptr_t> max_hi(w.size());
     for (size_t k = 0; k < w.size(); ++k) max_hi[k] = std::max(w[k].hi, k ? max_hi[k - 1] : 0);
-    std::map<std::pair<uint32_t, uint32_t>, std::pair<const RaceWrite*, const RaceWrite*>> races;
-    for (const RaceWrite& r : L.race_reads) {
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<const RaceAccess*, const RaceAccess*>> races;
+    for (const RaceAccess& r : L.race_reads) {
         size_t k = size_t(std::lower_bound(w.begin(), w.end(), r.hi,
-                                           [](const RaceWrite& a, uintptr_t v) { return a.lo < v; }) - w.begin());
+                                           [](const RaceAccess& a, uintptr_t v) { return a.lo < v; }) - w.begin());
         while (k-- > 0 && max_hi[k] > r.lo) {
             if (w[k].hi > r.lo && w[k].block != r.block && w[k].epoch == r.epoch) {
                 races.emplace(std::make_pair(r.site, w[k].site), std::make_pair(&r, &w[k]));
@@ -836,8 +837,8 @@ void check_gm_read_races(Launch& L) {
         }
     }
     for (const auto& [key, pair] : races) {
-        const RaceWrite& r = *pair.first;
-        const RaceWrite& wr = *pair.second;
+        const RaceAccess& r = *pair.first;
+        const RaceAccess& wr = *pair.second;
         const uintptr_t lo = std::max(r.lo, wr.lo), hi = std::min(r.hi, wr.hi);
         std::string where = where_gm(lo, hi - lo);
         const Site& sr = site(r.site);
@@ -861,7 +862,7 @@ void check_gm_races(Launch& L) {
         if (f.cls == FaultClass::Deadlock) return;
     }
     auto& w = L.race_writes;
-    std::sort(w.begin(), w.end(), [](const RaceWrite& a, const RaceWrite& b) {
+    std::sort(w.begin(), w.end(), [](const RaceAccess& a, const RaceAccess& b) {
         return a.lo != b.lo ? a.lo < b.lo : a.block != b.block ? a.block < b.block : a.hi < b.hi;
     });
     struct Race {
@@ -881,8 +882,8 @@ void check_gm_races(Launch& L) {
         }
     }
     for (const auto& [key, r] : races) {
-        const RaceWrite& a = w[r.i].block < w[r.j].block ? w[r.i] : w[r.j];
-        const RaceWrite& b = w[r.i].block < w[r.j].block ? w[r.j] : w[r.i];
+        const RaceAccess& a = w[r.i].block < w[r.j].block ? w[r.i] : w[r.j];
+        const RaceAccess& b = w[r.i].block < w[r.j].block ? w[r.j] : w[r.i];
         const uintptr_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
         std::string where = where_gm(lo, hi - lo);
         const Site& sa = site(a.site);

@@ -343,19 +343,26 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
     detail::set_count(d, count);
     tuner_sim::vec_exec(d);
 }
+namespace detail {
+template <typename T, typename U>
+inline void compare_repeat(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                           CMPMODE cmpMode, Lanes m, uint8_t repeat, const BinaryRepeatParams& p, bool isSetMask) {
+    check_cmp_mode<T>("Compare", cmpMode);
+    auto d = desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
+    d.dst = operand(dst);
+    d.src0 = operand(src0, p.src0BlkStride, p.src0RepStride);
+    d.src1 = operand(src1, p.src1BlkStride, p.src1RepStride);
+    set_mask(d, m, repeat, isSetMask);
+    tuner_sim::vec_exec(d);
+}
+}  // namespace detail
 template <typename T, typename U, bool isSetMask = true>
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                                CMPMODE cmpMode, const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p,
                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
     tuner_sim::api_begin("Compare", loc);
-    detail::check_cmp_mode<T>("Compare", cmpMode);
-    auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
-    d.dst = detail::operand(dst);
-    d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
-    d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);
-    detail::set_mask(d, detail::lanes(mask), repeatTime, isSetMask);
-    tuner_sim::vec_exec(d);
+    detail::compare_repeat(dst, src0, src1, cmpMode, detail::lanes(mask), repeatTime, p, isSetMask);
 }
 template <typename T, typename U, bool isSetMask = true>
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
@@ -363,13 +370,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
                                const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
     tuner_sim::api_begin("Compare", loc);
-    detail::check_cmp_mode<T>("Compare", cmpMode);
-    auto d = detail::desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
-    d.dst = detail::operand(dst);
-    d.src0 = detail::operand(src0, p.src0BlkStride, p.src0RepStride);
-    d.src1 = detail::operand(src1, p.src1BlkStride, p.src1RepStride);
-    detail::set_mask(d, detail::lanes<T>(mask), repeatTime, isSetMask);
-    tuner_sim::vec_exec(d);
+    detail::compare_repeat(dst, src0, src1, cmpMode, detail::lanes<T>(mask), repeatTime, p, isSetMask);
 }
 template <typename T, typename U>
 __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar,
