@@ -141,5 +141,179 @@ def sim_build(sources: tuple[Path, ...], output: Path, soc: str, defines: tuple[
     click.echo(f"built {built} for {soc} (simulator); run it, with TUNER_SIM_REPORT=report.json for the report")
 
 
+EXIT_INTERRUPTED = 130
+_STORAGE_HELP = "Optuna storage URL (default: sqlite:///<runs-dir>/tuner.db); postgresql+psycopg://... for workers."
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _print_run(summary, as_json: bool) -> None:
+    from tuner.console import summary_table, top_table
+
+    if as_json:
+        click.echo(json.dumps(summary.to_json()))
+        return
+    from rich.console import Console
+
+    console = Console()
+    console.print(summary_table(summary))
+    if any(summary.top.values()):
+        console.print(top_table(summary))
+
+
+@main.command()
+@click.argument("op")
+@click.option("--shape", default="4096x4096", show_default=True, help="Input shape, e.g. 4096x4096.")
+@click.option("--dtype", default="float16", show_default=True, help="float16, float32 or bfloat16.")
+@click.option("--soc", default="Ascend910B2", show_default=True, help="SoC to tune for.")
+@click.option("--backend", default="sim", show_default=True, help="sim (CPU simulator) or npu.")
+@click.option("--budget", default=200, show_default=True, type=int,
+              help="Distinct candidates that compile and run, over the whole run; re-running tops the run up to it.")
+@click.option("--sampler", default="tpe", show_default=True, help="tpe, random, gp, cmaes or brute.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the samplers.")
+@click.option("--jobs", default=2, show_default=True, type=int, help="Candidates built and run in parallel.")
+@click.option("--time-limit", "time_limit", type=float, help="Stop asking for candidates after this many seconds.")
+@click.option("--storage", help=_STORAGE_HELP)
+@click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path),
+              help="Where the database, artifacts and exported kernels go.")
+@click.option("--run", "run_name", help="Name of the run (default: op-shape-dtype-soc-backend).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout and nothing else.")
+def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: int, sampler: str, seed: int, jobs: int,
+             time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
+             as_json: bool) -> None:
+    """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest."""
+    import optuna
+
+    from tuner.console import progress_bar
+    from tuner.ops.base import parse_shape
+    from tuner.search.loop import Interrupted, RunConfig
+    from tuner.search.loop import optimize as run_optimize
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+    def go():
+        config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=soc, backend=backend, budget=budget,
+                           sampler=sampler, seed=seed, jobs=jobs, time_limit_s=time_limit, storage=storage,
+                           runs_dir=runs_dir, run=run_name)
+        with progress_bar(_stderr_console(), budget) as update:
+            return run_optimize(config, update)
+
+    try:
+        summary = _run_guarded(go)
+    except Interrupted as exc:
+        click.echo("interrupted: the running trials were pruned; the summary so far:", err=True)
+        _print_run(exc.summary, as_json)
+        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPTED)
+    if summary.already_finished and not as_json:
+        click.echo(f"run {summary.run} already has its {summary.trials} trials; give a larger --budget to extend it",
+                   err=True)
+    _print_run(summary, as_json)
+    if summary.best is None:
+        sys.exit(EXIT_FAULT)
+
+
+@main.command()
+@click.argument("run", required=False)
+@click.option("--storage", help=_STORAGE_HELP)
+@click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the run's summary as one JSON object.")
+def show(run: str | None, storage: str | None, runs_dir: Path, as_json: bool) -> None:
+    """List the runs in the storage, or show one run: baseline, best, trials by state and error class."""
+    from tuner.search.report import summarize
+    from tuner.search.storage import open_storage, run_studies
+
+    def go():
+        store, url = open_storage(storage, runs_dir)
+        if run is None:
+            return store, url, sorted(run_studies(store)), None
+        try:
+            return store, url, [], summarize(store, url, run, runs_dir=runs_dir)
+        except LookupError:
+            known = ", ".join(sorted(run_studies(store))) or "none"
+            raise UsageError(f"no run '{run}' in {url} (runs: {known})") from None
+
+    store, url, names, summary = _run_guarded(go)
+    if summary is not None:
+        _print_run(summary, as_json)
+        return
+    rows = []
+    for name in names:
+        s = summarize(store, url, name, runs_dir=runs_dir)
+        rows.append((name, s.trials, s.best_us, s.time_source))
+    if as_json:
+        click.echo(json.dumps([{"run": r, "trials": t, "best_us": b, "time_source": src} for r, t, b, src in rows]))
+        return
+    from rich.console import Console
+
+    from tuner.console import runs_table
+
+    if not rows:
+        click.echo(f"no runs in {url}")
+        return
+    Console().print(runs_table(rows))
+
+
+@main.command("ops")
+def list_ops() -> None:
+    """Operators the tuner knows, with their template variants and knobs."""
+    from tuner.ops import OPERATORS
+    from tuner.search.space import load_space
+
+    for name, op in sorted(OPERATORS.items()):
+        click.echo(f"{name}: {op.description} (dtypes: {', '.join(op.dtypes)})")
+        space = _run_guarded(lambda name=name: load_space(name))
+        for variant in space.variants.values():
+            structural = set(variant.structural_knobs)
+            knobs = ", ".join(f"{k.name}{'*' if k.name in structural else ''}" for k in variant.knobs)
+            click.echo(f"  {variant.name}: {variant.description}")
+            click.echo(f"    knobs: {knobs}")
+    click.echo("(* structural: changes the source and needs a build; the others reach the kernel as tiling values)")
+
+
+@main.command("export")
+@click.argument("run")
+@click.argument("dest", type=click.Path(path_type=Path))
+@click.option("--trial", help="N or VARIANT:N (default: the run's best).")
+@click.option("--storage", help=_STORAGE_HELP)
+@click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
+def export(run: str, dest: Path, trial: str | None, storage: str | None, runs_dir: Path) -> None:
+    """Write a trial's kernel, launcher, tiling and kernel.json to DEST."""
+    from tuner.search.storage import open_storage
+    from tuner.search.winners import export_trial
+
+    def go():
+        store, _ = open_storage(storage, runs_dir)
+        return export_trial(store, run, dest, trial=trial)
+
+    written = _run_guarded(go)
+    click.echo(f"wrote {written}")
+
+
+@main.command()
+@click.option("--storage", help=_STORAGE_HELP)
+@click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+def dashboard(storage: str | None, runs_dir: Path, host: str, port: int) -> None:
+    """Serve optuna-dashboard on the runs, with kernel sources and compile logs as trial artifacts."""
+    from optuna_dashboard import run_server
+
+    from tuner.search.storage import artifact_store, open_storage
+
+    store, url = _run_guarded(lambda: open_storage(storage, runs_dir))
+    click.echo(f"optuna-dashboard on http://{host}:{port}/ for {url} (Ctrl-C stops it)", err=True)
+    try:
+        run_server(store, host=host, port=port, artifact_store=artifact_store(runs_dir))
+    except OSError as exc:
+        _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}", EXIT_USAGE)
+    except KeyboardInterrupt:
+        sys.exit(0)
+
 if __name__ == "__main__":
     main()

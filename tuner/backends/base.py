@@ -19,6 +19,7 @@ class Artifact:
     kernel: str
     backend: str
     soc: str
+    cached: bool = False
 
 
 @dataclass
@@ -56,10 +57,11 @@ class Backend(ABC):
 
     name: str
     soc: str
+    version: str  # changes whenever a build or a time could change (compiler, simulator, toolkit)
 
     @abstractmethod
     def build(self, source: Path, kernel: str, defines: tuple[str, ...] = ()) -> Artifact:
-        """Compile `source` with entry `kernel` (cached by content)."""
+        """Compile `source` with entry `kernel` (cached by content; `Artifact.cached` says whether it was)."""
 
     @abstractmethod
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:

@@ -7,7 +7,7 @@ from pathlib import Path
 from tuner.backends.base import Artifact, Backend, Profile, RunResult
 from tuner.data.socs import get_soc
 from tuner.sim.args import KernelArg
-from tuner.sim.build import Executable, build_kernel
+from tuner.sim.build import Executable, build_kernel, sim_version
 from tuner.sim.run import SimResult, run_executable
 
 PIPES = ("vec", "scalar", "mte2", "mte3")
@@ -23,10 +23,11 @@ class SimBackend(Backend):
         self.soc = self._soc.name
         self.auto_sync = auto_sync
         self.timeout_s = timeout_s
+        self.version = f"sim-{sim_version()}"
 
     def build(self, source: Path, kernel: str, defines: tuple[str, ...] = ()) -> Artifact:
         exe = build_kernel(Path(source), kernel, self._soc, defines)
-        return Artifact(exe.path, kernel, self.name, self.soc)
+        return Artifact(exe.path, kernel, self.name, self.soc, cached=exe.cached)
 
     def _launch(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> SimResult:
         exe = Executable(artifact.path, artifact.kernel, artifact.soc, cached=True)

@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +64,12 @@ class SimResult:
 
 def describe(exe: Executable) -> list[dict]:
     """The kernel's parameters as the compiled entry reports them (kind and size of each)."""
-    proc = subprocess.run([str(exe.path), "--describe"], capture_output=True, text=True, timeout=60)
+    return _describe(str(exe.path), exe.path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _describe(path: str, mtime_ns: int) -> list[dict]:
+    proc = subprocess.run([path, "--describe"], capture_output=True, text=True, timeout=60)
     return json.loads(proc.stdout)["params"]
 
 

@@ -1,0 +1,93 @@
+"""What `tuner optimize` and `tuner show` draw: the progress bar on stderr and the run's summary tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from tuner.search.loop import Progress as LoopProgress
+from tuner.search.report import RunSummary
+
+
+def _us(value: float | None) -> str:
+    return f"{value:.3f} µs" if value is not None else "-"
+
+
+def _params(params: dict | None) -> str:
+    return ", ".join(f"{k}={v}" for k, v in (params or {}).items()) or "-"
+
+
+@contextmanager
+def progress_bar(console: Console, budget: int) -> Iterator:
+    """A progress bar on stderr; yields the callback the loop calls after each event."""
+    bar = Progress(TextColumn("[bold]trials"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                   TextColumn("best {task.fields[best]}"), TextColumn("{task.fields[counts]}"),
+                   TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
+    task = bar.add_task("trials", total=budget, best="-", counts="")
+
+    def update(p: LoopProgress) -> None:
+        pruned = " ".join(f"{k}:{v}" for k, v in sorted(p.pruned.items()))
+        counts = f"ok {p.feasible} | pruned {pruned or 0} | builds {p.builds} (cached {p.build_hits})"
+        bar.update(task, completed=min(p.used, p.budget), best=_us(p.best_us), counts=counts)
+
+    with bar:
+        yield update
+
+
+def summary_table(summary: RunSummary) -> Table:
+    """The result of a run: baseline, best, speedup, roofline, where the files are, where the numbers came from."""
+    table = Table(title=f"run {summary.run}", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    base = summary.baseline
+    table.add_row("operator", f"{summary.op} {'x'.join(map(str, summary.shape))} {summary.dtype}")
+    table.add_row("backend", f"{summary.backend} ({summary.time_source})")
+    table.add_row("trials", f"{summary.trials} measured; " + ", ".join(
+        f"{k.lower()} {v}" for k, v in sorted(summary.states.items())))
+    if summary.errors:
+        table.add_row("pruned by class", ", ".join(f"{k} {v}" for k, v in sorted(summary.errors.items())))
+    table.add_row("baseline", f"{_us(summary.baseline_us)}  {base.variant if base else ''} "
+                              f"{_params(base.params if base else None)}")
+    if summary.baseline_why:
+        table.add_row("", f"[dim]{summary.baseline_why}[/dim]")
+    best = summary.best
+    table.add_row("best", f"{_us(summary.best_us)}  {best.variant if best else ''} "
+                          f"{_params(best.params if best else None)}")
+    if summary.speedup is not None:
+        table.add_row("speedup", f"{summary.speedup:.2f}x over the baseline")
+    pct = f" ({summary.roofline_pct:.1f}% of it)" if summary.roofline_pct is not None else ""
+    table.add_row("roofline", f"{_us(summary.roofline_us)}{pct}")
+    if summary.best_dir:
+        table.add_row("files", summary.best_dir)
+    table.add_row("storage", summary.storage)
+    for name, why in summary.skipped.items():
+        table.add_row(f"variant {name}", f"skipped: {why}")
+    if summary.stop_reason:
+        table.add_row("stopped", summary.stop_reason)
+    table.add_row("times", f"[italic]{summary.time_source}[/italic]")
+    return table
+
+
+def top_table(summary: RunSummary) -> Table:
+    """The best few configurations of each variant."""
+    table = Table(title="top configurations per variant", title_justify="left")
+    for column in ("variant", "trial", "time", "knobs"):
+        table.add_column(column)
+    for variant, rows in summary.top.items():
+        for row in rows:
+            table.add_row(variant, str(row.number), _us(row.value), _params(row.params))
+    return table
+
+
+def runs_table(rows: list[tuple[str, int, float | None, str]]) -> Table:
+    """Runs in a storage: name, measured trials, best time and where the times came from."""
+    table = Table(title="runs", title_justify="left")
+    for column in ("run", "trials", "best", "times"):
+        table.add_column(column)
+    for run, trials, best, source in rows:
+        table.add_row(run, str(trials), _us(best), source)
+    return table

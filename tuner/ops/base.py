@@ -1,0 +1,145 @@
+"""What an operator is to the tuner: inputs, a torch reference, tolerances, and the work it must do."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+import torch
+
+from tuner.errors import UsageError
+
+DTYPES = {"float16": torch.float16, "float32": torch.float32, "bfloat16": torch.bfloat16}
+DTYPE_BYTES = {"float16": 2, "float32": 4, "bfloat16": 2}
+NUMPY_DTYPES = {"float16": np.dtype(np.float16), "float32": np.dtype(np.float32),
+                "bfloat16": np.dtype(ml_dtypes.bfloat16)}
+# rtol-dominant tolerances against a float64 reference: about two units in the last place of each format.
+RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5}
+# Spacing of the smallest subnormals: below it, a correctly rounded result has no relative accuracy left.
+TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149}
+MAX_DIMS = 8
+
+
+class UnsupportedShapeError(UsageError):
+    """Raised for a shape an operator cannot serve, with the reason."""
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """'4096x4096' (or '4096,4096') as a tuple; UsageError for anything else."""
+    parts = [p for p in re.split(r"[x,*× ]", text.strip().lower()) if p]
+    if not parts or len(parts) > MAX_DIMS or not all(p.isdigit() for p in parts):
+        raise UsageError(f"malformed shape '{text}': expected positive integers joined by 'x', e.g. 4096x4096")
+    shape = tuple(int(p) for p in parts)
+    if any(d < 1 for d in shape):
+        raise UsageError(f"malformed shape '{text}': every dimension must be at least 1")
+    return shape
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    return "x".join(str(d) for d in shape)
+
+
+def to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    """A CPU tensor as a numpy array of the same element type (bfloat16 through ml_dtypes)."""
+    tensor = tensor.detach().cpu().contiguous()
+    if tensor.dtype == torch.bfloat16:
+        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return tensor.numpy()
+
+
+def to_torch(array: np.ndarray) -> torch.Tensor:
+    """A numpy array (bfloat16 included) as a CPU tensor."""
+    if array.dtype == np.dtype(ml_dtypes.bfloat16):
+        return torch.from_numpy(np.ascontiguousarray(array).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+@dataclass(frozen=True)
+class Check:
+    """Verdict on one output set: correct or not, the worst errors, and why not."""
+
+    ok: bool
+    max_abs_err: float
+    max_rel_err: float
+    detail: str = ""
+
+
+def compare(name: str, got: torch.Tensor, ref: torch.Tensor, dtype: str) -> Check:
+    """rtol-dominant comparison of `got` with a float64 reference; atol scales with the output's magnitude."""
+    got64 = got.to(torch.float64)
+    rtol = RTOL[dtype]
+    scale = float(ref.abs().max()) if ref.numel() else 0.0
+    atol = max(rtol * 1e-2 * scale, TINY[dtype])
+    err = (got64 - ref).abs()
+    bad = ~(err <= atol + rtol * ref.abs())  # NaN in the output counts as a mismatch
+    rel = err / ref.abs().clamp_min(atol)
+    max_abs = float(err.nan_to_num(float("inf")).max()) if err.numel() else 0.0
+    max_rel = float(rel.nan_to_num(float("inf")).max()) if rel.numel() else 0.0
+    if bool(bad.any()):
+        count = int(bad.sum())
+        first = tuple(int(i) for i in np.unravel_index(int(bad.flatten().nonzero()[0]), tuple(ref.shape)))
+        detail = (f"{name}: {count} of {ref.numel()} elements outside rtol={rtol:g}, atol={atol:.3g}; first at "
+                  f"{first}: got {float(got64[first]):.6g}, expected {float(ref[first]):.6g}")
+        return Check(False, max_abs, max_rel, detail)
+    if ref.numel() > 1 and float(ref.std()) > 0 and float(got64.std()) == 0:
+        return Check(False, max_abs, max_rel, f"{name}: constant output")
+    return Check(True, max_abs, max_rel)
+
+
+class Operator(ABC):
+    """One operator: its inputs and outputs, torch reference, tolerances and compulsory work."""
+
+    name: str
+    description: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    dtypes: tuple[str, ...] = ("float16", "float32", "bfloat16")
+
+    def check_dtype(self, dtype: str) -> None:
+        if dtype not in self.dtypes:
+            raise UsageError(f"{self.name} does not support dtype '{dtype}' (supported: {', '.join(self.dtypes)})")
+
+    @abstractmethod
+    def check_shape(self, shape: tuple[int, ...]) -> None:
+        """Raise UnsupportedShapeError naming why the operator cannot serve `shape`."""
+
+    @abstractmethod
+    def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
+        """Names the search space's expressions see for this shape and dtype (e.g. rows, cols)."""
+
+    @abstractmethod
+    def make_inputs(self, shape: tuple[int, ...], dtype: str, index: int) -> dict[str, torch.Tensor]:
+        """Input set number `index`: random, reproducible, and hard in the ways kernels get wrong."""
+
+    @abstractmethod
+    def reference(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The outputs, computed in float64 by torch."""
+
+    def output_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        return {name: shape for name in self.outputs}
+
+    def check(self, outputs: dict[str, torch.Tensor], inputs: dict[str, torch.Tensor],
+              reference: dict[str, torch.Tensor], dtype: str) -> Check:
+        """Compare every output with the reference; operators add structural checks on top."""
+        worst_abs = worst_rel = 0.0
+        for name, ref in reference.items():
+            verdict = compare(name, outputs[name], ref, dtype)
+            if not verdict.ok:
+                return verdict
+            worst_abs, worst_rel = max(worst_abs, verdict.max_abs_err), max(worst_rel, verdict.max_rel_err)
+            for input_name, tensor in inputs.items():
+                if tensor.shape == outputs[name].shape and torch.equal(outputs[name], tensor) and \
+                        not torch.equal(ref, tensor.to(torch.float64)):
+                    return Check(False, worst_abs, worst_rel, f"{name}: a copy of input {input_name}")
+        return Check(True, worst_abs, worst_rel)
+
+    @abstractmethod
+    def compulsory_bytes(self, shape: tuple[int, ...], dtype: str) -> int:
+        """Bytes that any kernel must move between GM and the core (read each input, write each output once)."""
+
+    @abstractmethod
+    def vector_work(self, shape: tuple[int, ...], dtype: str) -> dict[tuple[str, str], int]:
+        """Elements per (instruction class, compute dtype) a kernel must push through the vector unit."""

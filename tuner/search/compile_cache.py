@@ -1,0 +1,79 @@
+"""Builds keyed by rendered source, kernel, backend version and SoC; file-locked, failures remembered.
+
+The backend keeps its own artifact cache; this layer gives every rendered source one stable path (so the
+backend's key is the content), lets only one process compile a given source at a time, and stores compile
+errors so a broken source is never compiled twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tuner.backends.base import Artifact, Backend
+from tuner.errors import CompileError
+from tuner.sim.build import cache_root
+
+
+@dataclass(frozen=True)
+class Build:
+    """A build's result: the artifact, or the compile error; with its time and whether it came from cache."""
+
+    source_hash: str
+    source_path: Path
+    artifact: Artifact | None
+    error: CompileError | None
+    seconds: float
+    cached: bool
+
+
+def source_hash(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class CompileCache:
+    """Compiles rendered sources through a backend, at most once per (source, kernel, backend version, SoC)."""
+
+    def __init__(self, backend: Backend, root: Path | None = None) -> None:
+        self.backend = backend
+        self.root = (root or cache_root()) / "builds"
+
+    def build(self, source: str, kernel: str) -> Build:
+        digest = source_hash(source)
+        key = hashlib.sha256("\0".join((source, kernel, self.backend.name, self.backend.version,
+                                        self.backend.soc)).encode()).hexdigest()[:20]
+        directory = self.root / key
+        source_path = directory / "kernel.cpp"
+        failure = directory / "compile_error.json"
+        start = time.perf_counter()
+        with _locked(self.root / f"{key}.lock"):
+            if failure.exists():
+                saved = json.loads(failure.read_text())
+                error = CompileError(saved["summary"], saved["diagnostics"])
+                return Build(digest, source_path, None, error, time.perf_counter() - start, True)
+            if not source_path.exists():
+                directory.mkdir(parents=True, exist_ok=True)
+                source_path.write_text(source)
+            try:
+                artifact = self.backend.build(source_path, kernel)
+            except CompileError as exc:
+                failure.write_text(json.dumps({"summary": exc.summary, "diagnostics": exc.diagnostics}))
+                return Build(digest, source_path, None, exc, time.perf_counter() - start, False)
+        return Build(digest, source_path, artifact, None, time.perf_counter() - start, artifact.cached)

@@ -1,0 +1,159 @@
+"""One candidate, end to end: constraints, render, build, run on every input set, verify, time.
+
+Every way a candidate can fail becomes an `Outcome` with an error class, never an exception, so the loop
+records it against the trial. Exceptions that escape are the tuner's own errors.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from tuner.backends.base import Backend, RunResult
+from tuner.ops.base import NUMPY_DTYPES, Operator, to_numpy, to_torch
+from tuner.search.compile_cache import Build, CompileCache
+from tuner.search.space import SearchSpace, Variant
+from tuner.search.templates import TemplateError, render_kernel
+from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
+
+# error classes of PRUNED trials; FAIL trials carry tuner_error or abandoned
+INFEASIBLE, RENDER_ERROR, COMPILE_ERROR = "infeasible", "render_error", "compile_error"
+FAULT, WRONG_RESULT, TIMEOUT = "fault", "wrong_result", "timeout"
+INPUT_SETS = 3
+# A candidate whose time on the first input set is within this factor of the run's best is checked on the
+# other sets before it is told; slower candidates cannot become best, so one set suffices for them.
+VERIFY_MARGIN = 1.05
+
+
+@dataclass
+class Outcome:
+    """What evaluating one point gave: a time (µs) when correct, else an error class and detail."""
+
+    value: float | None = None
+    error_class: str | None = None
+    detail: str = ""
+    measured: bool = False
+    attrs: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    compile_log: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error_class is None and self.value is not None
+
+
+class RunInputs:
+    """The input sets of a run and their float64 references, made once and shared by every candidate."""
+
+    def __init__(self, op: Operator, shape: tuple[int, ...], dtype: str, sets: int = INPUT_SETS) -> None:
+        self.op, self.shape, self.dtype = op, shape, dtype
+        self.inputs = [op.make_inputs(shape, dtype, i) for i in range(sets)]
+        self.arrays = [{k: to_numpy(v) for k, v in s.items()} for s in self.inputs]
+        self.references = [op.reference(s) for s in self.inputs]
+        self.output_shapes = op.output_shapes(shape)
+
+
+def tiling_bytes(tiling: tuple[tuple[str, int], ...]) -> bytes:
+    """The tiling struct as the kernel reads it: uint32 fields, little-endian, in order."""
+    values = [v for _, v in tiling]
+    if any(v < 0 or v >= 2**32 for v in values):
+        raise ValueError(f"tiling value out of uint32 range: {dict(tiling)}")
+    return struct.pack(f"<{len(values)}I", *values)
+
+
+def kernel_args(space: SearchSpace, arrays: Mapping[str, Any], output_shapes: Mapping[str, tuple[int, ...]],
+                dtype: str, tiling: bytes) -> list[KernelArg]:
+    """The launcher: the kernel's arguments in the order its search space declares them."""
+    args: list[KernelArg] = []
+    for arg in space.args:
+        if arg.kind == "in":
+            args.append(GmIn(arrays[arg.tensor or arg.name], arg.name))
+        elif arg.kind == "out":
+            args.append(GmOut(NUMPY_DTYPES[dtype], output_shapes[arg.tensor or arg.name], arg.name))
+        else:
+            args.append(GmBytes(tiling, arg.name))
+    return args
+
+
+class Evaluator:
+    """Evaluates points of one variant of one operator on one backend, for a fixed shape and dtype."""
+
+    def __init__(self, space: SearchSpace, variant: Variant, backend: Backend, cache: CompileCache,
+                 inputs: RunInputs, context: Mapping[str, Any]) -> None:
+        self.space, self.variant, self.backend, self.cache = space, variant, backend, cache
+        self.inputs, self.context = inputs, dict(context)
+        self._fields = [name for name, _ in variant.tiling]
+
+    def render(self, params: Mapping[str, Any]) -> str:
+        return render_kernel(self.variant.template, kernel=self.space.kernel, dtype=self.inputs.dtype,
+                             struct=self.space.tiling_struct, tiling_fields=self._fields,
+                             structural=self.variant.structural(params))
+
+    def _outputs(self, run: RunResult) -> dict[str, torch.Tensor]:
+        names = [a.tensor or a.name for a in self.space.args if a.kind == "out"]
+        return {name: to_torch(array) for name, array in zip(names, run.outputs, strict=True)}
+
+    def _verdict(self, run: RunResult, index: int, errors: list[float]) -> tuple[str, str] | None:
+        """(error class, detail) of a launch on input set `index`, or None when it is right; `errors` keeps
+        the worst absolute and relative error seen."""
+        if run.faults:
+            cls = TIMEOUT if "timeout" in run.fault_classes else FAULT
+            return cls, f"input set {index}: {run.faults[0]}"
+        check = self.inputs.op.check(self._outputs(run), self.inputs.inputs[index], self.inputs.references[index],
+                                     self.inputs.dtype)
+        errors[:] = [max(errors[0], check.max_abs_err), max(errors[1], check.max_rel_err)]
+        return None if check.ok else (WRONG_RESULT, f"input set {index}: {check.detail}")
+
+    def evaluate(self, params: Mapping[str, Any], best_us: float | None = None) -> Outcome:
+        """Evaluate one point; `best_us` is the run's best so far (decides how many input sets to check)."""
+        point = self.variant.evaluate(params, self.context)
+        if not point.feasible:
+            return Outcome(error_class=INFEASIBLE, detail=point.why_infeasible())
+        attrs: dict[str, Any] = {"block_dim": point.block_dim, "tiling": dict(point.tiling)}
+        try:
+            source = self.render(params)
+        except TemplateError as exc:
+            return Outcome(error_class=RENDER_ERROR, detail=str(exc), attrs=attrs)
+        build: Build = self.cache.build(source, self.space.kernel)
+        attrs.update(source_hash=build.source_hash, compile_s=round(build.seconds, 3), build_cached=build.cached)
+        if build.error is not None:
+            return Outcome(error_class=COMPILE_ERROR, detail=build.error.summary, attrs=attrs, source=source,
+                           compile_log=build.error.diagnostics)
+        assert build.artifact is not None
+        tiling = tiling_bytes(point.tiling)
+        errors = [0.0, 0.0]
+        start = time.perf_counter()
+        profile = self.backend.profile(build.artifact, self._args(0, tiling), point.block_dim)
+        attrs.update(run_s=round(time.perf_counter() - start, 3), time_source=profile.source,
+                     pipe_ratios={k: round(v, 4) for k, v in profile.pipe_ratios.items()},
+                     gm_to_ub_bytes=profile.gm_to_ub_bytes, ub_to_gm_bytes=profile.ub_to_gm_bytes)
+        outcome = Outcome(measured=True, attrs=attrs, source=source)
+        verify_start = time.perf_counter()
+        failure = self._verdict(profile.run, 0, errors)
+        value = profile.time_us
+        if failure is None and not math.isfinite(value):
+            failure = (FAULT, f"the backend gave no time ({value})")
+        sets = 1
+        if failure is None and (best_us is None or value <= best_us * VERIFY_MARGIN):
+            for index in range(1, len(self.inputs.inputs)):
+                run = self.backend.run(build.artifact, self._args(index, tiling), point.block_dim)
+                failure = self._verdict(run, index, errors)
+                sets += 1
+                if failure is not None:
+                    break
+        attrs.update(verify_s=round(time.perf_counter() - verify_start, 3), verified_sets=sets,
+                     max_abs_err=errors[0], max_rel_err=errors[1])
+        if failure is not None:
+            outcome.error_class, outcome.detail = failure
+            return outcome
+        outcome.value = value
+        return outcome
+
+    def _args(self, index: int, tiling: bytes) -> list[KernelArg]:
+        return kernel_args(self.space, self.inputs.arrays[index], self.inputs.output_shapes, self.inputs.dtype, tiling)

@@ -1,0 +1,120 @@
+"""Leases on running trials, so that trials of a killed worker are found and retried.
+
+Optuna's heartbeat only runs inside `study.optimize`; the loop uses ask/tell, so every asked trial records
+its owner (host, pid, process start) and a lease that a background thread refreshes. At start, a RUNNING
+trial whose owner is dead or whose lease expired is told FAIL (`abandoned`) and its knobs re-enqueued.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+LEASE_S = 60.0
+REFRESH_S = 10.0
+
+
+def _process_start(pid: int) -> str:
+    """Start time of a process in clock ticks since boot (tells a live pid from a reused one)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def owner() -> dict[str, Any]:
+    """Who is running trials in this process."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "start": _process_start(os.getpid())}
+
+
+def _owner_dead(attrs: dict[str, Any]) -> bool:
+    who = attrs.get("owner") or {}
+    if who.get("host") != socket.gethostname() or not who.get("pid"):
+        return False
+    pid = int(who["pid"])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return bool(who.get("start")) and _process_start(pid) != who["start"]
+
+
+def is_abandoned(trial: optuna.trial.FrozenTrial, now: float | None = None) -> bool:
+    """A RUNNING trial whose owner process is gone or whose lease ran out."""
+    now = time.time() if now is None else now
+    attrs = trial.user_attrs
+    if "lease_until" not in attrs:  # killed between ask and the first lease: judge by its age
+        start = trial.datetime_start.timestamp() if trial.datetime_start else now
+        return now - start > LEASE_S
+    return _owner_dead(attrs) or float(attrs["lease_until"]) < now
+
+
+def recover_abandoned(study: optuna.Study) -> list[int]:
+    """Tell FAIL every abandoned RUNNING trial of `study` and re-enqueue its knobs; return their numbers."""
+    recovered = []
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if not is_abandoned(trial):
+            continue
+        try:
+            study._storage.set_trial_user_attr(trial._trial_id, "error_class", "abandoned")
+            study._storage.set_trial_user_attr(trial._trial_id, "error_detail",
+                                               "its worker died or stopped renewing its lease")
+            study.tell(trial.number, state=TrialState.FAIL)
+        except (RuntimeError, ValueError):  # another worker recovered it first
+            continue
+        if trial.params:
+            study.enqueue_trial(trial.params, user_attrs={"retry_of": trial.number, **_role(trial)})
+        recovered.append(trial.number)
+    return recovered
+
+
+def _role(trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
+    return {"role": trial.user_attrs["role"]} if "role" in trial.user_attrs else {}
+
+
+class LeaseKeeper:
+    """Refreshes the leases of this process's running trials from a background thread."""
+
+    def __init__(self, storage: optuna.storages.BaseStorage) -> None:
+        self.storage = storage
+        self._trials: set[int] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="tuner-leases", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def claim(self, trial_id: int) -> None:
+        """Record this process as the trial's owner and start renewing its lease."""
+        self.storage.set_trial_user_attr(trial_id, "owner", owner())
+        self.storage.set_trial_user_attr(trial_id, "lease_until", time.time() + LEASE_S)
+        with self._lock:
+            self._trials.add(trial_id)
+
+    def release(self, trial_id: int) -> None:
+        with self._lock:
+            self._trials.discard(trial_id)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(REFRESH_S):
+            with self._lock:
+                trials = list(self._trials)
+            for trial_id in trials:
+                try:
+                    self.storage.set_trial_user_attr(trial_id, "lease_until", time.time() + LEASE_S)
+                except Exception:  # the trial finished meanwhile, or the storage hiccupped; retry next round
+                    continue

@@ -1,0 +1,475 @@
+"""`optimize`: one run's search loop over its variant studies, with budget, leases, dedupe and early stops.
+
+Each variant is its own Optuna study (a categorical cannot grow inside a live study); the loop picks the
+variant to ask next by UCB on best-so-far, asks for a whole point at once, rejects infeasible points and
+duplicates for free, evaluates up to `jobs` candidates in parallel threads (the work is compiler and
+simulator subprocesses), and tells every result — failures as PRUNED with an error class, so TPE learns
+to avoid them and none can become best.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+import warnings
+import zlib
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.artifacts import upload_artifact
+from optuna.trial import TrialState
+
+from tuner.backends import make_backend
+from tuner.data.socs import UnknownSocError, get_soc
+from tuner.errors import TunerError, UsageError
+from tuner.ops import get_operator
+from tuner.ops.base import UnsupportedShapeError, shape_text
+from tuner.search import report
+from tuner.search.compile_cache import CompileCache
+from tuner.search.evaluate import INFEASIBLE, Evaluator, Outcome, RunInputs
+from tuner.search.leases import LeaseKeeper, recover_abandoned
+from tuner.search.samplers import SAMPLERS, make_sampler
+from tuner.search.space import PROJECT_ROOT, SearchSpace, Variant, load_space, run_context
+from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, open_storage
+from tuner.search.winners import export_trial
+
+TUNER_VERSION = "0.1.0"
+PATIENCE_ASKS = 50
+MIN_TRIALS_PER_VARIANT = 5
+UCB_C = 0.5
+# Outcomes a repeat of the same point would reproduce: copied to duplicates instead of re-running.
+DETERMINISTIC = ("infeasible", "render_error", "compile_error", "fault", "wrong_result", "timeout")
+
+
+class Interrupted(KeyboardInterrupt):
+    """Raised on Ctrl-C after the running trials are pruned; carries the summary so far."""
+
+    def __init__(self, summary: report.RunSummary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
+
+
+@dataclass
+class RunConfig:
+    """What the user asked for: the run's identity and how to search it."""
+
+    op: str
+    shape: tuple[int, ...] = (4096, 4096)
+    dtype: str = "float16"
+    soc: str = "Ascend910B2"
+    backend: str = "sim"
+    budget: int = 200
+    sampler: str = "tpe"
+    seed: int = 0
+    jobs: int = 2
+    time_limit_s: float | None = None
+    storage: str | None = None
+    runs_dir: Path = DEFAULT_RUNS_DIR
+    run: str | None = None
+    patience: int = PATIENCE_ASKS
+    project: Path = PROJECT_ROOT  # where search_spaces/ and templates/ are read from
+
+    @property
+    def run_name(self) -> str:
+        return self.run or f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}"
+
+
+@dataclass
+class Progress:
+    """What the progress bar shows after each event."""
+
+    used: int
+    budget: int
+    best_us: float | None
+    feasible: int
+    pruned: Counter
+    builds: int
+    build_hits: int
+    elapsed_s: float
+    time_source: str
+
+
+def _reproducible(trial: optuna.trial.FrozenTrial) -> bool:
+    """A finished trial whose result a repeat of the same point would reproduce."""
+    return trial.state == TrialState.COMPLETE or (
+        trial.state == TrialState.PRUNED and trial.user_attrs.get("error_class") in DETERMINISTIC)
+
+
+def _key(params: dict[str, Any]) -> tuple:
+    return tuple(sorted(params.items()))
+
+
+@dataclass
+class _VariantState:
+    variant: Variant
+    study: optuna.Study
+    evaluator: Evaluator
+    feasible_points: int
+    seen: dict[tuple, optuna.trial.FrozenTrial] = field(default_factory=dict)
+    measured: int = 0
+    best: float | None = None
+
+
+@dataclass
+class _InFlight:
+    state: _VariantState
+    trial: optuna.trial.Trial
+    future: Future
+    followers: list[optuna.trial.Trial] = field(default_factory=list)
+
+
+def _provenance(config: RunConfig, backend_version: str) -> dict[str, Any]:
+    import torch
+
+    from tuner.data.socs import DEFAULT_SOCS_PATH
+
+    return {"tuner_version": TUNER_VERSION, "backend_version": backend_version, "optuna_version": optuna.__version__,
+            "torch_version": torch.__version__, "seed": config.seed, "sampler": config.sampler,
+            "soc_table_hash": format(zlib.crc32(DEFAULT_SOCS_PATH.read_bytes()), "08x")}
+
+
+class Optimizer:
+    """Runs one tuning job; build with `Optimizer(config)` then call `run()`."""
+
+    def __init__(self, config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> None:
+        if config.budget < 1:
+            raise UsageError(f"--budget must be at least 1 (got {config.budget})")
+        if config.sampler not in SAMPLERS:
+            raise UsageError(f"unknown sampler '{config.sampler}' (known: {', '.join(SAMPLERS)})")
+        if config.jobs < 1:
+            raise UsageError(f"--jobs must be at least 1 (got {config.jobs})")
+        self.config = config
+        self.on_progress = on_progress
+        self.op = get_operator(config.op)
+        self.op.check_dtype(config.dtype)
+        self.op.check_shape(config.shape)
+        try:
+            self.soc = get_soc(config.soc)
+        except UnknownSocError as exc:
+            raise UsageError(str(exc)) from None
+        self.backend = make_backend(config.backend, self.soc.name)
+        self.space: SearchSpace = load_space(self.op.name, config.project)
+        self.context = run_context(self.op, config.shape, config.dtype, self.soc)
+        self.run_name = config.run_name
+        self.storage, self.storage_url = open_storage(config.storage, config.runs_dir)
+        self.artifacts = artifact_store(config.runs_dir)
+        self.cache = CompileCache(self.backend)
+        self.states: dict[str, _VariantState] = {}
+        self.skipped: dict[str, str] = {}
+        self.stop_reason = ""
+        self.counts: Counter = Counter()
+        self.builds = self.build_hits = 0
+        self._start = time.monotonic()
+
+    # ----- setup -------------------------------------------------------------------------------------
+    def _study_name(self, variant: Variant) -> str:
+        version = self.backend.version if self.backend.name == "sim" else self.backend.name
+        fingerprint = variant.fingerprint(self.context)
+        digest = format(zlib.crc32(f"{fingerprint}:{version}:{self.config.dtype}".encode()), "08x")
+        return f"{self.run_name}:{variant.name}:{digest}"
+
+    def _open_study(self, variant: Variant) -> optuna.Study:
+        name = self._study_name(variant)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            study = optuna.create_study(storage=self.storage, study_name=name, direction="minimize",
+                                        load_if_exists=True)
+        if study.direction != optuna.study.StudyDirection.MINIMIZE:
+            raise UsageError(f"study '{name}' in the storage maximizes; it was not made by this tuner")
+        if "run_id" not in study.user_attrs:
+            attrs = {"run_id": self.run_name, "op": self.op.name, "shape": list(self.config.shape),
+                     "dtype": self.config.dtype, "soc": self.soc.name, "backend": self.backend.name,
+                     "variant": variant.name, "objective": "time_us",
+                     "provenance": _provenance(self.config, self.backend.version)}
+            for key, value in attrs.items():
+                study.set_user_attr(key, value)
+        study.set_user_attr("budget", self.config.budget)
+        seed = zlib.crc32(f"{self.config.seed}:{name}:{len(study.trials)}".encode())
+        study.sampler = make_sampler(self.config.sampler, seed)
+        return study
+
+    def _setup(self, inputs: RunInputs) -> None:
+        for variant in self.space.variants.values():
+            points = variant.feasible_points(self.context)
+            if not points:
+                reasons = sorted({variant.evaluate(p, self.context).why_infeasible()
+                                  for p in variant.points(self.context)})
+                self.skipped[variant.name] = reasons[0] if reasons else "its space is empty"
+                continue
+            evaluator = Evaluator(self.space, variant, self.backend, self.cache, inputs, self.context)
+            evaluator.render(points[0])  # a template that does not render stops the run here, with file:line
+            study = self._open_study(variant)
+            recover_abandoned(study)
+            self.states[variant.name] = _VariantState(variant, study, evaluator, len(points))
+        if not self.states:
+            why = "; ".join(f"{name}: {reason}" for name, reason in self.skipped.items())
+            raise UnsupportedShapeError(f"{self.op.name} cannot serve shape {shape_text(self.config.shape)} "
+                                        f"{self.config.dtype}: {why}")
+        found = self.space.baseline(self.context)
+        if found is not None:
+            entry, params = found
+            state = self.states.get(entry.variant)
+            if state is not None and not any(t.user_attrs.get("role") == "baseline" for t in state.study.trials):
+                state.study.enqueue_trial(params, user_attrs={"role": "baseline", "why": entry.why})
+        for state in self.states.values():
+            self._refresh(state)
+
+    # ----- bookkeeping -------------------------------------------------------------------------------
+    def _refresh(self, state: _VariantState) -> None:
+        """Re-read the study: what has been tried (for dedupe), measured (budget) and the best so far."""
+        state.seen.clear()
+        state.measured = 0
+        state.best = None
+        for trial in state.study.get_trials(deepcopy=False):
+            in_flight = trial.state == TrialState.RUNNING and trial.user_attrs.get("candidate")
+            if _reproducible(trial) or in_flight:
+                state.seen.setdefault(_key(trial.params), trial)
+            if trial.user_attrs.get("measured") and trial.state in (TrialState.COMPLETE, TrialState.PRUNED):
+                state.measured += 1
+            elif trial.state == TrialState.RUNNING and trial.user_attrs.get("candidate"):
+                state.measured += 1  # in flight in some worker: counted so workers do not overshoot the budget
+            if trial.state == TrialState.COMPLETE and trial.value is not None and \
+                    (state.best is None or trial.value < state.best):
+                state.best = trial.value
+
+    def used(self) -> int:
+        return sum(s.measured for s in self.states.values())
+
+    def best_us(self) -> float | None:
+        values = [s.best for s in self.states.values() if s.best is not None]
+        return min(values) if values else None
+
+    def _progress(self) -> None:
+        if self.on_progress is None:
+            return
+        feasible = sum(1 for s in self.states.values() for t in s.seen.values() if t.state == TrialState.COMPLETE)
+        self.on_progress(Progress(
+            used=self.used(), budget=self.config.budget, best_us=self.best_us(), feasible=feasible,
+            pruned=Counter({k: v for k, v in self.counts.items() if k != "complete"}), builds=self.builds,
+            build_hits=self.build_hits, elapsed_s=time.monotonic() - self._start,
+            time_source=f"simulated, {self.soc.name} model" if self.backend.name == "sim" else self.backend.name))
+
+    def _choose(self) -> _VariantState | None:
+        """The variant to ask next: each gets a few trials, then UCB on best-so-far relative to the run's best."""
+        active = [s for s in self.states.values() if len(s.seen) < s.feasible_points]
+        if not active:
+            return None
+        fresh = [s for s in active if s.measured < min(MIN_TRIALS_PER_VARIANT, s.feasible_points)]
+        if fresh:
+            return min(fresh, key=lambda s: s.measured)
+        best = self.best_us()
+        total = max(1, sum(s.measured for s in active))
+
+        def score(s: _VariantState) -> float:
+            reward = best / s.best if (best and s.best) else 0.0
+            return reward + UCB_C * math.sqrt(math.log(total) / max(1, s.measured))
+
+        return max(active, key=score)
+
+    # ----- trials ------------------------------------------------------------------------------------
+    def _tell(self, state: _VariantState, trial: optuna.trial.Trial, outcome: Outcome,
+              duplicate_of: int | None = None) -> None:
+        attrs = {"variant": state.variant.name, **outcome.attrs}
+        if duplicate_of is not None:
+            attrs = {"variant": state.variant.name, "duplicate_of": duplicate_of}
+        else:
+            attrs["measured"] = outcome.measured
+        if outcome.error_class:
+            attrs.update(error_class=outcome.error_class, error_detail=outcome.detail[:4000])
+        for key, value in attrs.items():
+            trial.set_user_attr(key, value)
+        if duplicate_of is None:
+            self._upload(trial, outcome)
+        self.leases.release(trial._trial_id)
+        if outcome.ok:
+            state.study.tell(trial, outcome.value)
+            self.counts["complete"] += 1
+            if state.best is None or outcome.value < state.best:
+                state.best = outcome.value
+        else:
+            state.study.tell(trial, state=TrialState.PRUNED)
+            self.counts[outcome.error_class or "pruned"] += 1
+        frozen = state.study._storage.get_trial(trial._trial_id)
+        if outcome.ok or outcome.error_class in DETERMINISTIC:
+            state.seen[_key(trial.params)] = frozen
+
+    def _upload(self, trial: optuna.trial.Trial, outcome: Outcome) -> None:
+        with tempfile.TemporaryDirectory(prefix="tuner-art-") as tmp:
+            for name, text in ((f"kernel_{trial.number}.cpp", outcome.source),
+                               (f"compile_{trial.number}.log", outcome.compile_log)):
+                if text:
+                    path = Path(tmp) / name
+                    path.write_text(text)
+                    upload_artifact(artifact_store=self.artifacts, file_path=str(path), study_or_trial=trial)
+
+    def _from_seen(self, previous: optuna.trial.FrozenTrial) -> Outcome:
+        if previous.state == TrialState.COMPLETE:
+            return Outcome(value=previous.value)
+        return Outcome(error_class=previous.user_attrs.get("error_class"),
+                       detail=previous.user_attrs.get("error_detail", ""))
+
+    def _wait_for_other_worker(self, state: _VariantState, number: int) -> optuna.trial.FrozenTrial | None:
+        """Wait for a RUNNING duplicate owned by another worker; None if it did not end with a result."""
+        while True:
+            trial = state.study._storage.get_trial(state.study._storage.get_trial_id_from_study_id_trial_number(
+                state.study._study_id, number))
+            if trial.state != TrialState.RUNNING:
+                ok = trial.state == TrialState.COMPLETE or trial.user_attrs.get("error_class") in DETERMINISTIC
+                return trial if ok else None
+            time.sleep(0.5)
+
+    def _ask(self, state: _VariantState, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> bool:
+        """Ask one point; tell it at once if it is infeasible or a duplicate. True if it became a new candidate."""
+        trial = state.study.ask(fixed_distributions=state.variant.distributions(self.context))
+        self.leases.claim(trial._trial_id)
+        params = trial.params
+        point = state.variant.evaluate(params, self.context)
+        if not point.feasible:
+            self._tell(state, trial, Outcome(error_class=INFEASIBLE, detail=point.why_infeasible()))
+            return False
+        key = _key(params)
+        twin = next((f for f in inflight.values() if f.state is state and _key(f.trial.params) == key), None)
+        if twin is not None:
+            twin.followers.append(trial)
+            return False
+        previous = state.seen.get(key)
+        if previous is not None and previous.state == TrialState.RUNNING:
+            previous = self._wait_for_other_worker(state, previous.number)
+        if previous is not None:
+            self._tell(state, trial, self._from_seen(previous), duplicate_of=previous.number)
+            return False
+        trial.set_user_attr("candidate", True)
+        future = pool.submit(state.evaluator.evaluate, dict(params), self.best_us())
+        inflight[trial._trial_id] = _InFlight(state, trial, future)
+        state.measured += 1
+        return True
+
+    def _finish(self, flight: _InFlight) -> None:
+        state = flight.state
+        try:
+            outcome = flight.future.result()
+        except TunerError:
+            raise
+        except Exception as exc:  # the tuner's own error: FAIL, never PRUNED, so it is not mistaken for the kernel's
+            flight.trial.set_user_attr("error_class", "tuner_error")
+            flight.trial.set_user_attr("error_detail", f"{exc.__class__.__name__}: {exc}"[:4000])
+            self.leases.release(flight.trial._trial_id)
+            state.study.tell(flight.trial, state=TrialState.FAIL)
+            state.measured -= 1
+            self.counts["tuner_error"] += 1
+            for follower in flight.followers:
+                self.leases.release(follower._trial_id)
+                state.study.tell(follower, state=TrialState.FAIL)
+            return
+        if not outcome.measured:
+            state.measured -= 1
+        if "compile_s" in outcome.attrs:
+            self.builds += 1
+            self.build_hits += int(bool(outcome.attrs.get("build_cached")))
+        self._tell(state, flight.trial, outcome)
+        for follower in flight.followers:
+            self._tell(state, follower, outcome, duplicate_of=flight.trial.number)
+
+    def _interrupt(self, inflight: dict[int, _InFlight]) -> None:
+        for flight in inflight.values():
+            for trial in (flight.trial, *flight.followers):
+                trial.set_user_attr("error_class", "interrupted")
+                trial.set_user_attr("error_detail", "Ctrl-C while this trial ran")
+                self.leases.release(trial._trial_id)
+                flight.state.study.tell(trial, state=TrialState.PRUNED)
+
+    # ----- the loop ----------------------------------------------------------------------------------
+    def run(self) -> report.RunSummary:
+        inputs = RunInputs(self.op, self.config.shape, self.config.dtype)
+        self.leases = LeaseKeeper(self.storage)
+        self.leases.start()
+        try:
+            self._setup(inputs)
+            finished = self.used() >= self.config.budget
+            if finished:
+                self.stop_reason = f"the run already has its budget of {self.config.budget} trials"
+            else:
+                self._loop()
+            self._export_best()
+            return self._summary(finished=finished)
+        finally:
+            self.leases.stop()
+
+    def _loop(self) -> None:
+        inflight: dict[int, _InFlight] = {}
+        unproductive = 0
+        deadline = None if self.config.time_limit_s is None else self._start + self.config.time_limit_s
+        pool = ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="tuner-eval")
+        try:
+            while True:
+                while len(inflight) < self.config.jobs and not self.stop_reason:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        self.stop_reason = f"time limit of {self.config.time_limit_s:g} s reached"
+                        break
+                    for state in self.states.values():
+                        self._refresh(state)
+                    if self.used() >= self.config.budget:
+                        break
+                    state = self._choose()
+                    if state is None:
+                        self.stop_reason = "every feasible point of every variant has been tried"
+                        break
+                    if not self._ask(state, inflight, pool):
+                        unproductive += 1
+                        self._progress()
+                        if unproductive >= self.config.patience:
+                            self.stop_reason = (f"{self.config.patience} consecutive asks gave no new feasible "
+                                                "candidate")
+                if not inflight:
+                    break
+                done, _ = wait([f.future for f in inflight.values()], return_when=FIRST_COMPLETED)
+                for trial_id in [i for i, f in inflight.items() if f.future in done]:
+                    flight = inflight.pop(trial_id)
+                    self._finish(flight)
+                    if flight.future.result().measured:
+                        unproductive = 0
+                    else:
+                        unproductive += 1
+                        if unproductive >= self.config.patience and not self.stop_reason:
+                            self.stop_reason = (f"{self.config.patience} consecutive asks gave no new feasible "
+                                                "candidate")
+                self._progress()
+            if not self.stop_reason:
+                self.stop_reason = f"budget of {self.config.budget} trials reached"
+        except KeyboardInterrupt:
+            self._interrupt(inflight)
+            pool.shutdown(wait=False, cancel_futures=True)
+            self.stop_reason = "interrupted"
+            raise Interrupted(self._summary()) from None
+        pool.shutdown(wait=True)
+
+    def _export_best(self) -> None:
+        """Write the run's best correct kernel to `runs/<run>/best/` (nothing when there is none yet)."""
+        if self.best_us() is None:
+            return
+        try:
+            export_trial(self.storage, self.run_name, self.best_dir, project=self.config.project)
+        except UsageError as exc:
+            if "no correct trial" not in str(exc):
+                raise
+
+    @property
+    def best_dir(self) -> Path:
+        return self.config.runs_dir / self.run_name / "best"
+
+    def _summary(self, finished: bool = False) -> report.RunSummary:
+        return report.summarize(self.storage, self.storage_url, self.run_name, runs_dir=self.config.runs_dir,
+                                stop_reason=self.stop_reason, skipped=self.skipped, already_finished=finished)
+
+
+def optimize(config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> report.RunSummary:
+    """Run (or resume, or top up) the tuning job `config` describes and return its summary."""
+    return Optimizer(config, on_progress).run()
+
+

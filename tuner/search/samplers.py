@@ -1,0 +1,28 @@
+"""The samplers `--sampler` names, each seeded so that a resumed study does not replay its first trials."""
+
+from __future__ import annotations
+
+import warnings
+
+import optuna
+
+from tuner.errors import UsageError
+
+SAMPLERS = ("tpe", "random", "gp", "cmaes", "brute")
+
+
+def make_sampler(name: str, seed: int) -> optuna.samplers.BaseSampler:
+    """A fresh sampler; the caller derives `seed` from the run's seed, the study and its trial count."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name == "tpe":
+            return optuna.samplers.TPESampler(seed=seed)  # Optuna 5: multivariate, constant liar
+        if name == "random":
+            return optuna.samplers.RandomSampler(seed=seed)
+        if name == "gp":
+            return optuna.samplers.GPSampler(seed=seed)
+        if name == "cmaes":
+            return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        if name == "brute":
+            return optuna.samplers.BruteForceSampler(seed=seed)
+    raise UsageError(f"unknown sampler '{name}' (known: {', '.join(SAMPLERS)})")

@@ -1,0 +1,300 @@
+"""Search spaces as data: `search_spaces/<op>.yaml` read into variants, knobs, constraints and tiling.
+
+A space is Kernel Tuner's triple — source (a template per variant), tunable values, restrictions — plus
+what the loop needs to launch a point: the tiling struct's fields and the block count, all expressions
+over the run's context (shape, dtype, SoC) and the knobs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import optuna.distributions as od
+import yaml
+
+from tuner.errors import UsageError
+from tuner.search.expr import ExpressionError, evaluate
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+TEMPLATES_DIR = PROJECT_ROOT / "templates" / "ascendc"
+ARG_KINDS = ("in", "out", "tiling")
+ENUMERATION_LIMIT = 500_000
+
+
+class SpaceError(UsageError):
+    """Raised when a search-space file is malformed or cannot be evaluated for a run's context."""
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One kernel parameter: an operator input (`in`), an output (`out`) or the tiling struct (`tiling`)."""
+
+    name: str
+    kind: str
+    tensor: str | None = None
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A tunable value: categorical choices or an integer range whose bounds may be expressions."""
+
+    name: str
+    type: str
+    choices: tuple[int | str, ...] = ()
+    low: object = None
+    high: object = None
+    step: int = 1
+    structural: bool = False
+
+    def values(self, names: Mapping[str, Any]) -> tuple[int | str, ...]:
+        """Every value this knob can take in the given context."""
+        if self.type == "categorical":
+            return self.choices
+        low, high = int(evaluate(self.low, names)), int(evaluate(self.high, names))
+        return tuple(range(low, high + 1, self.step)) if high >= low else ()
+
+    def distribution(self, names: Mapping[str, Any]) -> od.BaseDistribution:
+        """The Optuna distribution of this knob in the given context."""
+        if self.type == "categorical":
+            return od.CategoricalDistribution(self.choices)
+        low, high = int(evaluate(self.low, names)), int(evaluate(self.high, names))
+        return od.IntDistribution(low, max(low, high), step=self.step)
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A condition every feasible point satisfies, with the reason it exists."""
+
+    expr: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Point:
+    """A knob assignment evaluated in a context: feasibility, and what a launch needs."""
+
+    params: dict[str, Any]
+    violated: tuple[Constraint, ...]
+    names: dict[str, Any]
+    tiling: tuple[tuple[str, int], ...] = ()
+    block_dim: int = 0
+
+    @property
+    def feasible(self) -> bool:
+        return not self.violated
+
+    def why_infeasible(self) -> str:
+        return "; ".join(f"{c.why} ({c.expr})" for c in self.violated)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kernel template of an operator and the knobs, constraints and tiling that go with it."""
+
+    name: str
+    description: str
+    template: Path
+    knobs: tuple[Knob, ...]
+    derived: tuple[tuple[str, str], ...]
+    constraints: tuple[Constraint, ...]
+    tiling: tuple[tuple[str, object], ...]
+    block_dim: object
+    raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def structural_knobs(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.knobs if k.structural)
+
+    def distributions(self, context: Mapping[str, Any]) -> dict[str, od.BaseDistribution]:
+        """Optuna distributions of every knob for a run's context."""
+        try:
+            return {k.name: k.distribution(context) for k in self.knobs}
+        except ExpressionError as exc:
+            raise SpaceError(f"variant '{self.name}': {exc}") from None
+
+    def evaluate(self, params: Mapping[str, Any], context: Mapping[str, Any]) -> Point:
+        """Check the constraints for `params`; for a feasible point also compute its tiling and block count."""
+        names = dict(context)
+        names.update(params)
+        try:
+            for name, expr in self.derived:
+                names[name] = evaluate(expr, names)
+            violated = tuple(c for c in self.constraints if not evaluate(c.expr, names))
+            if violated:
+                return Point(dict(params), violated, names)
+            tiling = tuple((name, int(evaluate(expr, names))) for name, expr in self.tiling)
+            block_dim = int(evaluate(self.block_dim, names))
+        except ExpressionError as exc:
+            raise SpaceError(f"variant '{self.name}': {exc}") from None
+        except ZeroDivisionError:
+            return Point(dict(params), (Constraint("division by zero", "the point divides by zero"),), names)
+        return Point(dict(params), (), names, tiling, block_dim)
+
+    def structural(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The knobs that change the source (the rest reach the kernel through the tiling struct)."""
+        return {name: params[name] for name in self.structural_knobs}
+
+    def size(self, context: Mapping[str, Any]) -> int:
+        """Number of points in the space (feasible or not)."""
+        total = 1
+        for knob in self.knobs:
+            total *= max(1, len(knob.values(context)))
+        return total
+
+    def points(self, context: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+        """Every knob assignment, in order (the space must be small enough to enumerate)."""
+        names = [k.name for k in self.knobs]
+        for values in itertools.product(*(k.values(context) for k in self.knobs)):
+            yield dict(zip(names, values, strict=True))
+
+    def feasible_points(self, context: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Every feasible assignment; raises SpaceError if the space is too large to enumerate."""
+        if self.size(context) > ENUMERATION_LIMIT:
+            raise SpaceError(f"variant '{self.name}' has {self.size(context)} points, too many to enumerate")
+        return [p for p in self.points(context) if self.evaluate(p, context).feasible]
+
+    def fingerprint(self, context: Mapping[str, Any]) -> str:
+        """Hash of the template text and the space as resolved for this context (decides the study)."""
+        payload = json.dumps({"space": self.raw, "distributions": {
+            k: od.distribution_to_json(d) for k, d in self.distributions(context).items()}}, sort_keys=True,
+            default=str)
+        h = hashlib.sha256(payload.encode())
+        h.update(self.template.read_bytes() if self.template.is_file() else b"")
+        return h.hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The expert configuration a run starts from, and the public practice it follows."""
+
+    variant: str
+    knobs: Mapping[str, object]
+    why: str
+
+    def params(self, variant: Variant, context: Mapping[str, Any]) -> dict[str, Any]:
+        """Knob values for a context; a value that is one of the knob's choices is taken literally."""
+        names = dict(context)
+        out: dict[str, Any] = {}
+        for knob in variant.knobs:
+            if knob.name not in self.knobs:
+                raise SpaceError(f"baseline for '{variant.name}' does not set knob '{knob.name}'")
+            raw = self.knobs[knob.name]
+            value = raw if raw in knob.choices else evaluate(raw, names)
+            out[knob.name] = value
+            names[knob.name] = value
+        return out
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """Everything the loop needs to search one operator."""
+
+    op: str
+    kernel: str
+    tiling_struct: str
+    args: tuple[ArgSpec, ...]
+    variants: dict[str, Variant]
+    baselines: tuple[Baseline, ...]
+    path: Path
+
+    def variant(self, name: str) -> Variant:
+        try:
+            return self.variants[name]
+        except KeyError:
+            raise SpaceError(f"{self.op} has no variant '{name}' (known: {', '.join(self.variants)})") from None
+
+    def baseline(self, context: Mapping[str, Any]) -> tuple[Baseline, dict[str, Any]] | None:
+        """The first baseline whose knobs are feasible in this context, with its knob values."""
+        for entry in self.baselines:
+            variant = self.variant(entry.variant)
+            params = entry.params(variant, context)
+            if variant.evaluate(params, context).feasible:
+                return entry, params
+        return None
+
+
+def run_context(op: Any, shape: tuple[int, ...], dtype: str, soc: Any) -> dict[str, Any]:
+    """The names a run's expressions see: the operator's view of the shape, the dtype, and SoC limits."""
+    context = dict(op.context(shape, dtype))
+    context.update(vector_cores=int(soc.vector_cores.value), ub_bytes=soc.usable_ub_bytes(8), soc_family=soc.family)
+    return context
+
+
+def _require(raw: Mapping, key: str, where: str) -> Any:
+    if key not in raw:
+        raise SpaceError(f"{where}: missing '{key}'")
+    return raw[key]
+
+
+def _knob(name: str, raw: object, where: str) -> Knob:
+    if not isinstance(raw, Mapping):
+        raise SpaceError(f"{where}: knob '{name}' must be a mapping")
+    kind = raw.get("type", "categorical" if "choices" in raw else "int")
+    structural = bool(raw.get("structural", False))
+    if kind == "categorical":
+        choices = tuple(_require(raw, "choices", f"{where} knob '{name}'"))
+        if not choices or not all(isinstance(c, (int, str)) and not isinstance(c, bool) for c in choices):
+            raise SpaceError(f"{where}: knob '{name}' needs a non-empty list of int or string choices")
+        return Knob(name, kind, choices, structural=structural)
+    if kind == "int":
+        if structural:
+            raise SpaceError(f"{where}: knob '{name}': an int range cannot be structural; list its choices")
+        return Knob(name, kind, low=_require(raw, "low", f"{where} knob '{name}'"),
+                    high=_require(raw, "high", f"{where} knob '{name}'"), step=int(raw.get("step", 1)))
+    raise SpaceError(f"{where}: knob '{name}' has unknown type '{kind}' (int or categorical)")
+
+
+def _variant(op: str, name: str, raw: object, where: str, templates: Path) -> Variant:
+    if not isinstance(raw, Mapping):
+        raise SpaceError(f"{where}: variant '{name}' must be a mapping")
+    where = f"{where} variant '{name}'"
+    knobs = tuple(_knob(k, v, where) for k, v in (_require(raw, "knobs", where) or {}).items())
+    constraints = tuple(Constraint(str(c["expr"]), str(c.get("why", ""))) for c in raw.get("constraints") or [])
+    template = templates / op / str(raw.get("template", name)) / "kernel.cpp.j2"
+    return Variant(
+        name=name, description=str(raw.get("description", "")), template=template, knobs=knobs,
+        derived=tuple((str(k), str(v)) for k, v in (raw.get("derived") or {}).items()),
+        constraints=constraints, tiling=tuple((str(k), v) for k, v in _require(raw, "tiling", where).items()),
+        block_dim=raw.get("block_dim", "block_dim"), raw=raw,
+    )
+
+
+def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR) -> SearchSpace:
+    """Read a search-space document; raise SpaceError with the file named on any problem."""
+    where = str(path)
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SpaceError(f"{where}: not valid YAML ({exc.__class__.__name__})") from None
+    if not isinstance(raw, Mapping):
+        raise SpaceError(f"{where}: expected a mapping at the top level")
+    op = str(_require(raw, "op", where))
+    args = []
+    for item in _require(raw, "args", where):
+        if item.get("kind") not in ARG_KINDS:
+            raise SpaceError(f"{where}: argument {item.get('name')!r} has kind {item.get('kind')!r} "
+                             f"(one of {', '.join(ARG_KINDS)})")
+        args.append(ArgSpec(str(item["name"]), str(item["kind"]), item.get("tensor")))
+    variants = {str(n): _variant(op, str(n), v, where, templates)
+                for n, v in _require(raw, "variants", where).items()}
+    baselines = tuple(Baseline(str(b["variant"]), dict(b["knobs"]), str(b.get("why", "")))
+                      for b in raw.get("baseline") or [])
+    for b in baselines:
+        if b.variant not in variants:
+            raise SpaceError(f"{where}: baseline names unknown variant '{b.variant}'")
+    return SearchSpace(op, str(_require(raw, "kernel", where)), str(raw.get("tiling_struct", "Tiling")),
+                       tuple(args), variants, baselines, path)
+
+
+def load_space(op: str, root: Path = PROJECT_ROOT) -> SearchSpace:
+    """The search space of operator `op`: `<root>/search_spaces/<op>.yaml`, templates under `<root>/templates`."""
+    path = root / "search_spaces" / f"{op}.yaml"
+    if not path.is_file():
+        raise SpaceError(f"no search space for '{op}' ({path} does not exist)")
+    return parse_space(path.read_text(), path, root / "templates" / "ascendc")

@@ -1,0 +1,77 @@
+"""Writing a run's trials out: the winner to `runs/<run>/best/`, any trial with `tuner export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from tuner.data.socs import get_soc
+from tuner.errors import UsageError
+from tuner.ops import get_operator
+from tuner.search.compile_cache import source_hash
+from tuner.search.export import export_kernel
+from tuner.search.report import eligible
+from tuner.search.space import PROJECT_ROOT, load_space, run_context
+from tuner.search.storage import StudyInfo, run_studies
+from tuner.search.templates import render_kernel
+
+
+def _trial(storage: optuna.storages.BaseStorage, run: str, ref: str | None) -> tuple[StudyInfo, FrozenTrial]:
+    """The trial `ref` names (`N` or `VARIANT:N`), or the run's best when `ref` is None."""
+    infos = run_studies(storage, run).get(run)
+    if not infos:
+        known = ", ".join(sorted(run_studies(storage))) or "none"
+        raise UsageError(f"no run '{run}' in the storage (runs: {known})")
+    found: list[tuple[StudyInfo, FrozenTrial]] = []
+    variant, _, number = (ref or "").rpartition(":")
+    for info in infos:
+        if variant and info.variant != variant:
+            continue
+        for trial in optuna.load_study(study_name=info.name, storage=storage).get_trials(deepcopy=False):
+            if ref is None:
+                if eligible(trial):
+                    found.append((info, trial))
+            elif str(trial.number) == number:
+                found.append((info, trial))
+    if ref is None:
+        if not found:
+            raise UsageError(f"run '{run}' has no correct trial yet")
+        return min(found, key=lambda pair: pair[1].value)
+    if not number.isdigit() or not found:
+        raise UsageError(f"run '{run}' has no trial '{ref}' (give N or VARIANT:N)")
+    if len(found) > 1:
+        names = ", ".join(f"{info.variant}:{trial.number}" for info, trial in found)
+        raise UsageError(f"trial '{ref}' is ambiguous in run '{run}' (one of {names})")
+    info, trial = found[0]
+    if trial.state != TrialState.COMPLETE:
+        why = trial.user_attrs.get("error_class", trial.state.name.lower())
+        raise UsageError(f"trial '{ref}' of run '{run}' did not produce a correct kernel ({why})")
+    return info, trial
+
+
+def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, trial: str | None = None,
+                 project: Path = PROJECT_ROOT) -> Path:
+    """Re-render trial `trial` (default: the run's best) and export it to `dest`."""
+    info, frozen = _trial(storage, run, trial)
+    attrs = info.attrs
+    op, soc = get_operator(attrs["op"]), get_soc(attrs["soc"])
+    shape, dtype = tuple(attrs["shape"]), attrs["dtype"]
+    space = load_space(op.name, project)
+    variant = space.variant(info.variant)
+    context = run_context(op, shape, dtype, soc)
+    point = variant.evaluate(frozen.params, context)
+    source = render_kernel(variant.template, kernel=space.kernel, dtype=dtype, struct=space.tiling_struct,
+                           tiling_fields=[name for name, _ in variant.tiling],
+                           structural=variant.structural(frozen.params))
+    recorded = frozen.user_attrs.get("source_hash")
+    if recorded and source_hash(source) != recorded:
+        raise UsageError(f"the template of variant '{variant.name}' changed since trial {frozen.number} ran; "
+                         "its source cannot be reproduced")
+    return export_kernel(
+        dest, source=source, kernel=space.kernel, args=space.args, tiling=point.tiling,
+        tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
+        output_shapes=op.output_shapes(shape), dtype=dtype, soc=soc.name, backend=attrs["backend"],
+        variant=variant.name, params=dict(frozen.params), time_us=frozen.value,
+        time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number)
