@@ -182,16 +182,17 @@ def _print_run(summary, as_json: bool) -> None:
               help="Where the database, artifacts and exported kernels go.")
 @click.option("--run", "run_name", help="Name of the run (default: op-shape-dtype-soc-backend).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout and nothing else.")
+@click.option("--prepare", is_flag=True,
+              help="Only create the run's studies (before starting several workers on one storage).")
 def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: int, sampler: str, seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
-             as_json: bool) -> None:
+             as_json: bool, prepare: bool) -> None:
     """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest."""
     import optuna
 
     from tuner.console import progress_bar
     from tuner.ops.base import parse_shape
-    from tuner.search.loop import Interrupted, RunConfig
-    from tuner.search.loop import optimize as run_optimize
+    from tuner.search.loop import Interrupted, Optimizer, RunConfig
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -199,8 +200,10 @@ def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: in
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=soc, backend=backend, budget=budget,
                            sampler=sampler, seed=seed, jobs=jobs, time_limit_s=time_limit, storage=storage,
                            runs_dir=runs_dir, run=run_name)
+        if prepare:
+            return Optimizer(config).prepare()
         with progress_bar(_stderr_console(), budget) as update:
-            return run_optimize(config, update)
+            return Optimizer(config, update).run()
 
     try:
         summary = _run_guarded(go)
@@ -210,6 +213,9 @@ def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: in
         sys.exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:
         _fail("interrupted", EXIT_INTERRUPTED)
+    if prepare:
+        click.echo(json.dumps({"studies": summary}) if as_json else "\n".join(summary))
+        return
     if summary.already_finished and not as_json:
         click.echo(f"run {summary.run} already has its {summary.trials} trials; give a larger --budget to extend it",
                    err=True)

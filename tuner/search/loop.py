@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+import sqlalchemy.exc
 from optuna.artifacts import upload_artifact
 from optuna.trial import TrialState
 
@@ -110,8 +111,10 @@ class _VariantState:
     variant: Variant
     study: optuna.Study
     evaluator: Evaluator
-    feasible_points: int
+    feasible: list[dict[str, Any]]
+    feasible_keys: list[tuple] = field(default_factory=list)
     seen: dict[tuple, optuna.trial.FrozenTrial] = field(default_factory=dict)
+    queued: set[tuple] = field(default_factory=set)
     measured: int = 0
     best: float | None = None
 
@@ -176,10 +179,17 @@ class Optimizer:
 
     def _open_study(self, variant: Variant) -> optuna.Study:
         name = self._study_name(variant)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            study = optuna.create_study(storage=self.storage, study_name=name, direction="minimize",
-                                        load_if_exists=True)
+        for attempt in range(5):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    study = optuna.create_study(storage=self.storage, study_name=name, direction="minimize",
+                                                load_if_exists=True)
+                break
+            except (optuna.exceptions.DuplicatedStudyError, sqlalchemy.exc.IntegrityError):
+                if attempt == 4:  # another worker kept winning the race to create it
+                    raise
+                time.sleep(0.2)
         if study.direction != optuna.study.StudyDirection.MINIMIZE:
             raise UsageError(f"study '{name}' in the storage maximizes; it was not made by this tuner")
         if "run_id" not in study.user_attrs:
@@ -206,7 +216,7 @@ class Optimizer:
             evaluator.render(points[0])  # a template that does not render stops the run here, with file:line
             study = self._open_study(variant)
             recover_abandoned(study)
-            self.states[variant.name] = _VariantState(variant, study, evaluator, len(points))
+            self.states[variant.name] = _VariantState(variant, study, evaluator, points, [_key(p) for p in points])
         if not self.states:
             why = "; ".join(f"{name}: {reason}" for name, reason in self.skipped.items())
             raise UnsupportedShapeError(f"{self.op.name} cannot serve shape {shape_text(self.config.shape)} "
@@ -257,10 +267,10 @@ class Optimizer:
 
     def _choose(self) -> _VariantState | None:
         """The variant to ask next: each gets a few trials, then UCB on best-so-far relative to the run's best."""
-        active = [s for s in self.states.values() if len(s.seen) < s.feasible_points]
+        active = [s for s in self.states.values() if len(s.seen) < len(s.feasible)]
         if not active:
             return None
-        fresh = [s for s in active if s.measured < min(MIN_TRIALS_PER_VARIANT, s.feasible_points)]
+        fresh = [s for s in active if s.measured < min(MIN_TRIALS_PER_VARIANT, len(s.feasible))]
         if fresh:
             return min(fresh, key=lambda s: s.measured)
         best = self.best_us()
@@ -330,10 +340,12 @@ class Optimizer:
         self.leases.claim(trial._trial_id)
         params = trial.params
         point = state.variant.evaluate(params, self.context)
+        key = _key(params)
+        state.queued.discard(key)
         if not point.feasible:
             self._tell(state, trial, Outcome(error_class=INFEASIBLE, detail=point.why_infeasible()))
+            self._enqueue_nearest(state, trial, inflight)
             return False
-        key = _key(params)
         twin = next((f for f in inflight.values() if f.state is state and _key(f.trial.params) == key), None)
         if twin is not None:
             twin.followers.append(trial)
@@ -349,6 +361,17 @@ class Optimizer:
         inflight[trial._trial_id] = _InFlight(state, trial, future)
         state.measured += 1
         return True
+
+    def _enqueue_nearest(self, state: _VariantState, trial: optuna.trial.Trial,
+                         inflight: dict[int, _InFlight]) -> None:
+        """The sampler learns the infeasible point from its PRUNED trial; the nearest untried feasible point is
+        queued in its place, so a sparse feasible region does not starve the search."""
+        taken = set(state.seen) | state.queued | {_key(f.trial.params) for f in inflight.values() if f.state is state}
+        untried = [p for p, k in zip(state.feasible, state.feasible_keys, strict=True) if k not in taken]
+        nearest = state.variant.nearest(trial.params, untried, self.context)
+        if nearest is not None:
+            state.study.enqueue_trial(nearest, user_attrs={"replaces_infeasible": trial.number})
+            state.queued.add(_key(nearest))
 
     def _finish(self, flight: _InFlight) -> None:
         state = flight.state
@@ -385,6 +408,15 @@ class Optimizer:
                 flight.state.study.tell(trial, state=TrialState.PRUNED)
 
     # ----- the loop ----------------------------------------------------------------------------------
+    def prepare(self) -> list[str]:
+        """Create the run's studies and queue its baseline, without running anything; returns the study names.
+
+        Workers that share a storage should start after this: two processes creating the same tables or
+        study at once can collide.
+        """
+        self._setup(RunInputs(self.op, self.config.shape, self.config.dtype))
+        return [s.study.study_name for s in self.states.values()]
+
     def run(self) -> report.RunSummary:
         inputs = RunInputs(self.op, self.config.shape, self.config.dtype)
         self.leases = LeaseKeeper(self.storage)

@@ -159,6 +159,26 @@ class Variant:
             raise SpaceError(f"variant '{self.name}' has {self.size(context)} points, too many to enumerate")
         return [p for p in self.points(context) if self.evaluate(p, context).feasible]
 
+    def nearest(self, params: Mapping[str, Any], candidates: list[dict[str, Any]],
+                context: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The candidate closest to `params`: a differing categorical counts 1, an integer its distance as a
+        fraction of its range. Used to replace an infeasible proposal with the feasible point nearest to it."""
+        if not candidates:
+            return None
+        spans = {k.name: max(1, len(k.values(context))) for k in self.knobs}
+        numeric = {k.name for k in self.knobs if k.type == "int"}
+
+        def distance(point: dict[str, Any]) -> float:
+            total = 0.0
+            for name, value in point.items():
+                if name in numeric:
+                    total += abs(value - params[name]) / spans[name]
+                elif value != params[name]:
+                    total += 1.0
+            return total
+
+        return min(candidates, key=distance)
+
     def fingerprint(self, context: Mapping[str, Any]) -> str:
         """Hash of the template text and the space as resolved for this context (decides the study)."""
         payload = json.dumps({"space": self.raw, "distributions": {

@@ -1,0 +1,166 @@
+"""The optimize loop end to end on the real softmax templates, at shapes small enough to run in seconds."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from tuner.search.evaluate import INPUT_SETS
+from tuner.search.loop import RunConfig, optimize
+from tuner.search.storage import open_storage, run_studies
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+JSON_KEYS = {"run", "storage", "studies", "op", "shape", "dtype", "soc", "backend", "trials", "baseline_us", "best_us",
+             "speedup", "roofline_us", "roofline_pct", "best_study", "best_variant", "best_params", "best_dir"}
+
+
+def _config(tmp_path: Path, **overrides) -> RunConfig:
+    values = {"op": "softmax", "shape": (16, 200), "budget": 14, "runs_dir": tmp_path / "runs", "seed": 1}
+    values.update(overrides)
+    return RunConfig(**values)
+
+
+def _trials(config: RunConfig) -> dict[str, list[optuna.trial.FrozenTrial]]:
+    storage, _ = open_storage(config.storage, config.runs_dir)
+    return {info.variant: optuna.load_study(study_name=info.name, storage=storage).trials
+            for info in run_studies(storage, config.run_name)[config.run_name]}
+
+
+def _measured(trials: dict[str, list]) -> int:
+    return sum(1 for ts in trials.values() for t in ts
+               if t.user_attrs.get("measured") and t.state in (TrialState.COMPLETE, TrialState.PRUNED))
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """One run of 14 candidates over both variants, shared by the tests that only read it."""
+    tmp = tmp_path_factory.mktemp("loop")
+    config = _config(tmp)
+    return config, optimize(config)
+
+
+def test_run_covers_both_variants_and_beats_or_matches_its_baseline(finished):
+    config, summary = finished
+    trials = _trials(config)
+    assert set(trials) == {"rows", "split"}
+    for variant, ts in trials.items():
+        assert sum(1 for t in ts if t.user_attrs.get("measured")) >= 5, variant
+    assert summary.baseline is not None and summary.baseline.attrs["role"] == "baseline"
+    assert summary.best is not None and summary.best_us <= summary.baseline_us
+    assert summary.best.attrs["verified_sets"] == INPUT_SETS
+    assert summary.time_source == "simulated, Ascend910B2 model"
+
+
+def test_budget_counts_measured_candidates_only(finished):
+    config, summary = finished
+    trials = _trials(config)
+    assert summary.trials == _measured(trials) == config.budget
+    for ts in trials.values():
+        for t in ts:
+            assert t.state in (TrialState.COMPLETE, TrialState.PRUNED)
+            if t.user_attrs.get("error_class") == "infeasible":
+                assert not t.user_attrs.get("measured") and "source_hash" not in t.user_attrs
+            if "duplicate_of" in t.user_attrs:
+                assert "measured" not in t.user_attrs
+
+
+def test_every_trial_records_what_the_dashboard_shows(finished):
+    config, _ = finished
+    for variant, ts in _trials(config).items():
+        for t in ts:
+            if t.user_attrs.get("measured"):
+                attrs = t.user_attrs
+                assert attrs["variant"] == variant
+                assert {"source_hash", "compile_s", "pipe_ratios", "max_abs_err", "time_source"} <= set(attrs)
+                assert set(attrs["pipe_ratios"]) == {"vec", "scalar", "mte2", "mte3"}
+                assert attrs["owner"]["pid"] > 0
+
+
+def test_studies_carry_run_id_and_provenance(finished):
+    config, summary = finished
+    storage, _ = open_storage(None, config.runs_dir)
+    infos = run_studies(storage, config.run_name)[config.run_name]
+    assert [i.name for i in infos] == summary.studies
+    for info in infos:
+        assert info.name.startswith(f"{config.run_name}:{info.variant}:")
+        prov = info.attrs["provenance"]
+        assert {"tuner_version", "backend_version", "torch_version", "soc_table_hash", "seed", "sampler"} <= set(prov)
+
+
+def test_json_contract(finished):
+    _, summary = finished
+    data = json.loads(json.dumps(summary.to_json()))
+    assert set(data) >= JSON_KEYS
+    assert data["speedup"] == pytest.approx(data["baseline_us"] / data["best_us"])
+    assert data["roofline_pct"] == pytest.approx(100 * data["roofline_us"] / data["best_us"])
+
+
+def test_winner_is_exported_with_its_kernel_description(finished):
+    config, summary = finished
+    best = Path(summary.best_dir)
+    described = json.loads((best / "kernel.json").read_text())
+    assert described["entry"] == "softmax_custom" and described["variant"] == summary.best.variant
+    assert [a["kind"] for a in described["arguments"]] == ["in", "out", "bytes"]
+    assert described["time_us"] == pytest.approx(summary.best_us)
+    assert (best / "kernel.cpp").read_text().count("softmax_custom") >= 1
+
+
+def test_rerun_is_a_no_op_and_a_larger_budget_tops_up(finished, tmp_path):
+    config, summary = finished
+    again = optimize(config)
+    assert again.already_finished and again.trials == config.budget
+    assert _measured(_trials(config)) == config.budget
+    more = optimize(_config(config.runs_dir.parent, budget=config.budget + 6))
+    assert more.trials == config.budget + 6 == _measured(_trials(config))
+    assert more.best_us <= summary.best_us
+
+
+def test_resumed_study_does_not_replay_its_first_trials(tmp_path):
+    config = _config(tmp_path, budget=8, sampler="random")
+    optimize(config)
+    optimize(_config(tmp_path, budget=16, sampler="random"))
+    for ts in _trials(config).values():
+        asked = [t for t in ts if "role" not in t.user_attrs]
+        first, resumed = asked[:4], [t for t in asked if t.number >= len(asked) // 2][:4]
+        assert [t.params for t in first] != [t.params for t in resumed]
+
+
+def test_duplicates_are_free_and_copy_their_twin(tmp_path):
+    config = _config(tmp_path, budget=4)
+    optimize(config)
+    storage, _ = open_storage(None, config.runs_dir)
+    info = run_studies(storage, config.run_name)[config.run_name][0]
+    study = optuna.load_study(study_name=info.name, storage=storage)
+    twin = next(t for t in study.trials if t.state == TrialState.COMPLETE)
+    study.enqueue_trial(twin.params)
+    optimize(_config(tmp_path, budget=5))
+    copies = [t for t in study.get_trials() if t.user_attrs.get("duplicate_of") == twin.number]
+    assert len(copies) == 1 and copies[0].value == twin.value
+    assert _measured(_trials(config)) == 5
+
+
+def test_compile_cache_serves_a_second_run(tmp_path):
+    first = _config(tmp_path, budget=3, shape=(4, 64))
+    optimize(first)
+    second = _config(tmp_path, budget=3, shape=(4, 64), run="again")
+    optimize(second)
+    hashes = {t.user_attrs.get("source_hash") for ts in _trials(first).values() for t in ts} - {None}
+    again = [t for ts in _trials(second).values() for t in ts if t.user_attrs.get("source_hash") in hashes]
+    assert again and all(t.user_attrs["build_cached"] for t in again)
+
+
+def test_row_too_long_for_ub_uses_only_the_split_variant(tmp_path):
+    summary = optimize(_config(tmp_path, shape=(2, 100_000), budget=3, dtype="float32"))
+    assert set(summary.skipped) == {"rows"} and summary.best.variant == "split"
+    assert Counter(t.state for t in _trials(_config(tmp_path, shape=(2, 100_000), dtype="float32"))["split"])
+
+
+@pytest.mark.parametrize(("shape", "dtype"), [((1, 37), "float16"), ((3, 1000), "bfloat16"), ((5, 1), "float32")])
+def test_odd_shapes_give_correct_kernels(tmp_path, shape, dtype):
+    summary = optimize(_config(tmp_path, shape=shape, dtype=dtype, budget=4))
+    assert summary.best is not None and summary.best.attrs["verified_sets"] == INPUT_SETS
