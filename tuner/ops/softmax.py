@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from tuner.ops.base import DTYPE_BYTES, DTYPES, Check, Operator, UnsupportedShapeError
+from tuner.ops.base import DTYPE_BYTES, DTYPES, Check, Expected, Operator, UnsupportedShapeError
 
 MAX_ELEMENTS = 2**31 - 1  # tiling fields are uint32 element counts
 
@@ -43,11 +43,11 @@ class Softmax(Operator):
         return {"y": torch.softmax(inputs["x"].to(torch.float64), dim=-1)}
 
     def check(self, outputs: dict[str, torch.Tensor], inputs: dict[str, torch.Tensor],
-              reference: dict[str, torch.Tensor], dtype: str) -> Check:
-        verdict = super().check(outputs, inputs, reference, dtype)
+              expected: dict[str, Expected]) -> Check:
+        verdict = super().check(outputs, inputs, expected)
         if not verdict.ok:
             return verdict
-        sums = outputs["y"].to(torch.float64).sum(dim=-1)
+        sums = outputs["y"].sum(dim=-1, dtype=torch.float32)
         off = (sums - 1.0).abs()
         if bool((off > 1e-2).any()):
             row = int(off.flatten().argmax())

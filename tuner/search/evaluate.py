@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from tuner.backends.base import Backend, RunResult
-from tuner.ops.base import NUMPY_DTYPES, Operator, to_numpy, to_torch
+from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache
 from tuner.search.space import SearchSpace, Variant
 from tuner.search.templates import TemplateError, render_kernel
@@ -55,7 +55,7 @@ class RunInputs:
         self.op, self.shape, self.dtype = op, shape, dtype
         self.inputs = [op.make_inputs(shape, dtype, i) for i in range(sets)]
         self.arrays = [{k: to_numpy(v) for k, v in s.items()} for s in self.inputs]
-        self.references = [op.reference(s) for s in self.inputs]
+        self.expected = [{name: Expected.of(ref, dtype) for name, ref in op.reference(s).items()} for s in self.inputs]
         self.output_shapes = op.output_shapes(shape)
 
 
@@ -105,8 +105,7 @@ class Evaluator:
         if run.faults:
             cls = TIMEOUT if "timeout" in run.fault_classes else FAULT
             return cls, f"input set {index}: {run.faults[0]}"
-        check = self.inputs.op.check(self._outputs(run), self.inputs.inputs[index], self.inputs.references[index],
-                                     self.inputs.dtype)
+        check = self.inputs.op.check(self._outputs(run), self.inputs.inputs[index], self.inputs.expected[index])
         errors[:] = [max(errors[0], check.max_abs_err), max(errors[1], check.max_rel_err)]
         return None if check.ok else (WRONG_RESULT, f"input set {index}: {check.detail}")
 
