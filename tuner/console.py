@@ -30,12 +30,17 @@ def progress_bar(console: Console, budget: int) -> Iterator:
     task = bar.add_task("trials", total=budget, best="-", counts="")
 
     def update(p: LoopProgress) -> None:
+        if not bar.live.is_started:  # drawn from the first event on, so input errors print alone
+            bar.start()
         pruned = " ".join(f"{k}:{v}" for k, v in sorted(p.pruned.items()))
         counts = f"ok {p.feasible} | pruned {pruned or 0} | builds {p.builds} (cached {p.build_hits})"
         bar.update(task, completed=min(p.used, p.budget), best=_us(p.best_us), counts=counts)
 
-    with bar:
+    try:
         yield update
+    finally:
+        if bar.live.is_started:
+            bar.stop()
 
 
 def summary_table(summary: RunSummary) -> Table:

@@ -51,7 +51,7 @@ class Softmax(Operator):
         off = (sums - 1.0).abs()
         if bool((off > 1e-2).any()):
             row = int(off.flatten().argmax())
-            return Check(False, verdict.max_abs_err, verdict.max_rel_err,
+            return Check(False, verdict.max_abs_err, verdict.max_err_ratio,
                          f"y: row {row} sums to {float(sums.flatten()[row]):.6g}, not 1")
         return verdict
 

@@ -26,9 +26,6 @@ from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
 INFEASIBLE, RENDER_ERROR, COMPILE_ERROR = "infeasible", "render_error", "compile_error"
 FAULT, WRONG_RESULT, TIMEOUT = "fault", "wrong_result", "timeout"
 INPUT_SETS = 3
-# A candidate whose time on the first input set is within this factor of the run's best is checked on the
-# other sets before it is told; slower candidates cannot become best, so one set suffices for them.
-VERIFY_MARGIN = 1.05
 
 
 @dataclass
@@ -106,15 +103,16 @@ class Evaluator:
             cls = TIMEOUT if "timeout" in run.fault_classes else FAULT
             return cls, f"input set {index}: {run.faults[0]}"
         check = self.inputs.op.check(self._outputs(run), self.inputs.inputs[index], self.inputs.expected[index])
-        errors[:] = [max(errors[0], check.max_abs_err), max(errors[1], check.max_rel_err)]
+        errors[:] = [max(errors[0], check.max_abs_err), max(errors[1], check.max_err_ratio)]
         return None if check.ok else (WRONG_RESULT, f"input set {index}: {check.detail}")
 
     def evaluate(self, params: Mapping[str, Any], best_us: float | None = None) -> Outcome:
-        """Evaluate one point; `best_us` is the run's best so far (decides how many input sets to check)."""
+        """Evaluate one point. A candidate faster than `best_us` (the run's best so far) is checked on every
+        input set before it is told; slower ones cannot become best, so the timed launch's set suffices."""
         point = self.variant.evaluate(params, self.context)
         if not point.feasible:
             return Outcome(error_class=INFEASIBLE, detail=point.why_infeasible())
-        attrs: dict[str, Any] = {"block_dim": point.block_dim, "tiling": dict(point.tiling)}
+        attrs: dict[str, Any] = {"launch": {"block_dim": point.block_dim, "tiling": dict(point.tiling)}}
         try:
             source = self.render(params)
         except TemplateError as exc:
@@ -129,9 +127,10 @@ class Evaluator:
         errors = [0.0, 0.0]
         start = time.perf_counter()
         profile = self.backend.profile(build.artifact, self._args(0, tiling), point.block_dim)
-        attrs.update(run_s=round(time.perf_counter() - start, 3), time_source=profile.source,
-                     pipe_ratios={k: round(v, 4) for k, v in profile.pipe_ratios.items()},
-                     gm_to_ub_bytes=profile.gm_to_ub_bytes, ub_to_gm_bytes=profile.ub_to_gm_bytes)
+        run_s = time.perf_counter() - start
+        attrs.update(time_source=profile.source, pipe={
+            **{k: round(v, 4) for k, v in profile.pipe_ratios.items()},
+            "gm_to_ub_bytes": profile.gm_to_ub_bytes, "ub_to_gm_bytes": profile.ub_to_gm_bytes})
         outcome = Outcome(measured=True, attrs=attrs, source=source)
         verify_start = time.perf_counter()
         failure = self._verdict(profile.run, 0, errors)
@@ -139,15 +138,15 @@ class Evaluator:
         if failure is None and not math.isfinite(value):
             failure = (FAULT, f"the backend gave no time ({value})")
         sets = 1
-        if failure is None and (best_us is None or value <= best_us * VERIFY_MARGIN):
+        if failure is None and (best_us is None or value < best_us):
             for index in range(1, len(self.inputs.inputs)):
                 run = self.backend.run(build.artifact, self._args(index, tiling), point.block_dim)
                 failure = self._verdict(run, index, errors)
                 sets += 1
                 if failure is not None:
                     break
-        attrs.update(verify_s=round(time.perf_counter() - verify_start, 3), verified_sets=sets,
-                     max_abs_err=errors[0], max_rel_err=errors[1])
+        attrs.update(verified_sets=sets, max_error={"abs": errors[0], "ratio": round(errors[1], 4)},
+                     seconds={"run": round(run_s, 3), "verify": round(time.perf_counter() - verify_start, 3)})
         if failure is not None:
             outcome.error_class, outcome.detail = failure
             return outcome

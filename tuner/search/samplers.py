@@ -11,6 +11,14 @@ from tuner.errors import UsageError
 SAMPLERS = ("tpe", "random", "gp", "cmaes", "brute")
 
 
+class _BruteForce(optuna.samplers.BruteForceSampler):
+    """Brute force without its own stop: it calls `study.stop()`, which only works inside `optimize`; the
+    loop stops by itself once every feasible point has been tried."""
+
+    def after_trial(self, study, trial, state, values) -> None:  # noqa: ANN001 - Optuna's signature
+        return None
+
+
 def make_sampler(name: str, seed: int) -> optuna.samplers.BaseSampler:
     """A fresh sampler; the caller derives `seed` from the run's seed, the study and its trial count."""
     with warnings.catch_warnings():
@@ -24,5 +32,5 @@ def make_sampler(name: str, seed: int) -> optuna.samplers.BaseSampler:
         if name == "cmaes":
             return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
         if name == "brute":
-            return optuna.samplers.BruteForceSampler(seed=seed)
+            return _BruteForce(seed=seed)
     raise UsageError(f"unknown sampler '{name}' (known: {', '.join(SAMPLERS)})")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+import sqlalchemy
 from optuna.artifacts import FileSystemArtifactStore
 from optuna.storages import RDBStorage
 
@@ -60,7 +61,23 @@ def open_storage(url: str | None, runs_dir: Path = DEFAULT_RUNS_DIR) -> tuple[RD
     except Exception as exc:  # SQLAlchemy reports connection and URL problems with many classes
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
         raise StorageError(f"cannot open storage {url}: {first}") from None
+    if url.startswith("sqlite"):
+        _tune_sqlite(storage)
     return storage, url
+
+
+def _tune_sqlite(storage: RDBStorage) -> None:
+    """Write-ahead log and normal sync: a trial writes a dozen attrs, and each would otherwise wait for fsync."""
+
+    def pragmas(connection, _record) -> None:  # noqa: ANN001 - SQLAlchemy's listener signature
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    sqlalchemy.event.listen(storage.engine, "connect", pragmas)
+    with storage.engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA journal_mode=WAL")
 
 
 def artifact_store(runs_dir: Path) -> FileSystemArtifactStore:

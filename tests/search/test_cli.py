@@ -1,0 +1,223 @@
+"""The search commands as a user runs them: bad input, the JSON contract, show, export, kill -9, Ctrl-C, dashboard."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from tuner.search.storage import open_storage, run_studies
+
+SMALL = ["--shape", "16x200", "--seed", "3"]
+
+
+def tuner(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tuner.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=os.environ.copy())
+
+
+def _one_line_error(proc: subprocess.CompletedProcess, code: int, *fragments: str) -> None:
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["optimize", "softmaxx"], ["unknown operator 'softmaxx'", "softmax"]),
+    (["optimize", "softmax", "--soc", "Ascend999"], ["Ascend999", "Ascend910B2"]),
+    (["optimize", "softmax", "--shape", "40x"], ["malformed shape '40x'"]),
+    (["optimize", "softmax", "--shape", "0x8"], ["malformed shape '0x8'"]),
+    (["optimize", "softmax", "--shape", "65536x65536"], ["exceed"]),
+    (["optimize", "softmax", "--dtype", "int8"], ["does not support dtype 'int8'"]),
+    (["optimize", "softmax", "--budget", "0"], ["--budget must be at least 1"]),
+    (["optimize", "softmax", "--sampler", "annealing"], ["unknown sampler 'annealing'"]),
+    (["optimize", "softmax", "--backend", "npu"], ["npu backend is not available"]),
+    (["show", "no-such-run"], ["no run 'no-such-run'"]),
+    (["export", "no-such-run", "out"], ["no run 'no-such-run'"]),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragments):
+    _one_line_error(tuner(*args, cwd=tmp_path), 2, *fragments)
+
+
+def test_storage_problems_are_one_line_errors(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(os.urandom(4096))
+    _one_line_error(tuner("optimize", "softmax", "--storage", f"sqlite:///{junk}", cwd=tmp_path), 2,
+                    "not an Optuna database")
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    _one_line_error(tuner("show", "--storage", f"sqlite:///{other}", cwd=tmp_path), 2, "not an Optuna database")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    _one_line_error(tuner("show", "--storage", f"postgresql+psycopg://u:p@127.0.0.1:{port}/db", cwd=tmp_path), 2,
+                    "cannot open storage")
+
+
+def test_ops_lists_softmax_and_its_variants(tmp_path):
+    proc = tuner("ops", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert "softmax:" in proc.stdout and "  rows:" in proc.stdout and "  split:" in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("cli")
+    proc = tuner("optimize", "softmax", *SMALL, "--budget", "8", "--json", cwd=cwd)
+    return cwd, proc
+
+
+def test_json_prints_exactly_one_object_on_stdout(cli_run):
+    cwd, proc = cli_run
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1
+    data = json.loads(lines[0])
+    assert data["op"] == "softmax" and data["shape"] == [16, 200] and data["soc"] == "Ascend910B2"
+    assert data["backend"] == "sim" and data["trials"] == 8 and data["best_us"] <= data["baseline_us"]
+    assert data["best_dir"] == str(Path("runs") / data["run"] / "best")
+    assert (cwd / data["best_dir"] / "kernel.json").is_file()
+    assert data["storage"] == "sqlite:///runs/tuner.db"
+
+
+def test_show_lists_runs_and_one_run(cli_run):
+    cwd, proc = cli_run
+    run = json.loads(proc.stdout)["run"]
+    listing = tuner("show", cwd=cwd)
+    assert listing.returncode == 0 and "softmax-16x200" in listing.stdout
+    one = tuner("show", run, "--json", cwd=cwd)
+    assert json.loads(one.stdout)["best_us"] == json.loads(proc.stdout)["best_us"]
+    table = tuner("show", run, cwd=cwd)
+    assert "speedup" in table.stdout and "simulated, Ascend910B2 model" in table.stdout
+
+
+def test_export_any_trial_and_refuse_a_failed_one(cli_run):
+    cwd, proc = cli_run
+    data = json.loads(proc.stdout)
+    storage, _ = open_storage(None, cwd / "runs")
+    info = next(i for i in run_studies(storage, data["run"])[data["run"]] if i.variant == "split")
+    trials = optuna.load_study(study_name=info.name, storage=storage).trials
+    done = next(t for t in trials if t.state == TrialState.COMPLETE)
+    out = tuner("export", data["run"], "exported", "--trial", f"split:{done.number}", cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    described = json.loads((cwd / "exported" / "kernel.json").read_text())
+    assert described["variant"] == "split" and described["trial"] == done.number
+    pruned = next((t for t in trials if t.state == TrialState.PRUNED), None)
+    if pruned is not None:
+        _one_line_error(tuner("export", data["run"], "x", "--trial", f"split:{pruned.number}", cwd=cwd), 2,
+                        "did not produce a correct kernel")
+    _one_line_error(tuner("export", data["run"], "x", "--trial", "split:9999", cwd=cwd), 2, "has no trial")
+
+
+def _trials(runs: Path, run: str) -> list[optuna.trial.FrozenTrial]:
+    storage, _ = open_storage(None, runs)
+    found = run_studies(storage, run).get(run, [])
+    return [t for i in found for t in optuna.load_study(study_name=i.name, storage=storage).trials]
+
+
+def _measured(trials) -> int:
+    return sum(1 for t in trials if t.user_attrs.get("measured") and t.state in (TrialState.COMPLETE,
+                                                                                 TrialState.PRUNED))
+
+
+def _start(cwd: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tuner.cli", "optimize", "softmax", *SMALL, *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _wait_for_trials(cwd: Path, run: str, count: int, proc: subprocess.Popen) -> None:
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            if _measured(_trials(cwd / "runs", run)) >= count and \
+                    any(t.state == TrialState.RUNNING for t in _trials(cwd / "runs", run)):
+                return
+        except Exception:  # the run's studies may not exist yet
+            pass
+        time.sleep(0.2)
+    raise AssertionError("the run did not get going")
+
+
+def test_kill_9_then_the_same_command_resumes_to_the_full_budget(tmp_path):
+    args = ("--budget", "12", "--run", "killed")
+    proc = _start(tmp_path, *args)
+    _wait_for_trials(tmp_path, "killed", 3, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = _trials(tmp_path / "runs", "killed")
+    orphans = [t for t in before if t.state == TrialState.RUNNING]
+    assert orphans, "a trial should have been running when the worker was killed"
+    done = tuner("optimize", "softmax", *SMALL, *args, "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    after = _trials(tmp_path / "runs", "killed")
+    assert not [t for t in after if t.state == TrialState.RUNNING]
+    assert _measured(after) == 12 == json.loads(done.stdout)["trials"]
+    finished_before = {(t.number, t.state) for t in before if t.state in (TrialState.COMPLETE, TrialState.PRUNED)}
+    assert finished_before <= {(t.number, t.state) for t in after}  # nothing lost
+    abandoned = [t for t in after if t.user_attrs.get("error_class") == "abandoned"]
+    assert {t.number for t in abandoned} >= {t.number for t in orphans if t.params}
+    assert all(t.state == TrialState.FAIL for t in abandoned)
+    retried = {t.user_attrs.get("retry_of") for t in after} - {None}
+    assert retried >= {t.number for t in orphans if t.params}
+
+
+def test_ctrl_c_prunes_running_trials_prints_the_summary_and_exits_130(tmp_path):
+    proc = _start(tmp_path, "--budget", "60", "--run", "interrupted", "--json")
+    _wait_for_trials(tmp_path, "interrupted", 2, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert json.loads(out)["run"] == "interrupted"
+    trials = _trials(tmp_path / "runs", "interrupted")
+    assert not [t for t in trials if t.state == TrialState.RUNNING]
+    assert [t for t in trials if t.user_attrs.get("error_class") == "interrupted" and t.state == TrialState.PRUNED]
+
+
+def test_dashboard_serves_runs_with_kernel_sources(cli_run):
+    cwd, proc = cli_run
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "tuner.cli", "dashboard", "--port", str(port)], cwd=cwd,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                studies = json.load(urllib.request.urlopen(f"{base}/api/studies", timeout=5))["study_summaries"]
+                break
+            except OSError:
+                if time.time() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.3)
+        run = json.loads(proc.stdout)["run"]
+        ours = [s for s in studies if s["study_name"].startswith(f"{run}:")]
+        assert ours and all(any(a["key"] == "run_id" for a in s["user_attrs"]) for s in ours)
+        detail = json.load(urllib.request.urlopen(f"{base}/api/studies/{ours[0]['study_id']}?after=0", timeout=10))
+        with_source = [t for t in detail["trials"] if t["artifacts"]]
+        assert with_source
+        trial = with_source[0]
+        artifact = next(a for a in trial["artifacts"] if a["filename"].endswith(".cpp"))
+        url = f"{base}/artifacts/{ours[0]['study_id']}/{trial['trial_id']}/{artifact['artifact_id']}"
+        source = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "softmax_custom" in source and "__aicore__" in source
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
