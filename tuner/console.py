@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tuner.search.evaluate import INPUT_SETS
 from tuner.search.loop import Progress as LoopProgress
 from tuner.search.report import RunSummary
 
@@ -80,11 +81,14 @@ def summary_table(summary: RunSummary) -> Table:
 def top_table(summary: RunSummary) -> Table:
     """The best few configurations of each variant."""
     table = Table(title="top configurations per variant", title_justify="left")
-    for column in ("variant", "trial", "time", "knobs"):
+    for column in ("variant", "trial", "time", "checked", "knobs"):
         table.add_column(column)
     for variant, rows in summary.top.items():
         for row in rows:
-            table.add_row(variant, str(row.number), _us(row.value), _params(row.params))
+            checked = f"{row.attrs.get('verified_sets', 0)}/{INPUT_SETS} sets"
+            table.add_row(variant, str(row.number), _us(row.value), checked, _params(row.params))
+    table.caption = (f"a candidate is checked on all {INPUT_SETS} input sets when it beats the best so far; "
+                     "slower ones on the set they were timed on")
     return table
 
 

@@ -166,3 +166,9 @@ def test_row_too_long_for_ub_uses_only_the_split_variant(tmp_path):
 def test_odd_shapes_give_correct_kernels(tmp_path, shape, dtype):
     summary = optimize(_config(tmp_path, shape=shape, dtype=dtype, budget=4))
     assert summary.best is not None and summary.best.attrs["verified_sets"] == INPUT_SETS
+
+
+@pytest.mark.parametrize(("sampler", "budget"), [("random", 4), ("cmaes", 4), ("brute", 4), ("gp", 12)])
+def test_every_sampler_runs(tmp_path, sampler, budget):
+    summary = optimize(_config(tmp_path, sampler=sampler, budget=budget, shape=(8, 64)))
+    assert summary.trials == budget and summary.best is not None

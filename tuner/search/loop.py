@@ -9,6 +9,7 @@ to avoid them and none can become best.
 
 from __future__ import annotations
 
+import importlib.metadata
 import math
 import tempfile
 import time
@@ -23,11 +24,12 @@ from typing import Any
 
 import optuna
 import sqlalchemy.exc
+import torch
 from optuna.artifacts import upload_artifact
 from optuna.trial import TrialState
 
 from tuner.backends import make_backend
-from tuner.data.socs import UnknownSocError, get_soc
+from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
 from tuner.errors import TunerError, UsageError
 from tuner.ops import get_operator
 from tuner.ops.base import UnsupportedShapeError, shape_text
@@ -40,7 +42,6 @@ from tuner.search.space import PROJECT_ROOT, SearchSpace, Variant, load_space, r
 from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, open_storage
 from tuner.search.winners import export_trial
 
-TUNER_VERSION = "0.1.0"
 PATIENCE_ASKS = 50
 MIN_TRIALS_PER_VARIANT = 5
 UCB_C = 0.5
@@ -128,13 +129,10 @@ class _InFlight:
 
 
 def _provenance(config: RunConfig, backend_version: str) -> dict[str, Any]:
-    import torch
-
-    from tuner.data.socs import DEFAULT_SOCS_PATH
-
-    return {"tuner_version": TUNER_VERSION, "backend_version": backend_version, "optuna_version": optuna.__version__,
-            "torch_version": torch.__version__, "seed": config.seed, "sampler": config.sampler,
-            "soc_table_hash": format(zlib.crc32(DEFAULT_SOCS_PATH.read_bytes()), "08x")}
+    """What produced a study's numbers, so a result can be traced and a stale one recognised."""
+    return {"tuner_version": importlib.metadata.version("tuner"), "backend_version": backend_version,
+            "optuna_version": optuna.__version__, "torch_version": torch.__version__, "seed": config.seed,
+            "sampler": config.sampler, "soc_table_hash": format(zlib.crc32(DEFAULT_SOCS_PATH.read_bytes()), "08x")}
 
 
 class Optimizer:

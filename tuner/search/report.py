@@ -120,7 +120,7 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
     for info in infos:
         study = optuna.load_study(study_name=info.name, storage=storage)
         trials = study.get_trials(deepcopy=False)
-        ranked = []
+        ranked, eligible_here = [], []
         for trial in trials:
             states[trial.state.name] += 1
             attrs = trial.user_attrs
@@ -132,12 +132,16 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
             if attrs.get("role") == "baseline" and trial.state == TrialState.COMPLETE and baseline is None:
                 baseline = _row(info.name, info.variant, trial)
                 baseline_why = str(attrs.get("why", ""))
-            if eligible(trial):
+            if trial.state == TrialState.COMPLETE and trial.value is not None and "duplicate_of" not in attrs:
                 ranked.append(trial)
+            if eligible(trial):
+                eligible_here.append(trial)
         ranked.sort(key=lambda t: t.value)
         top[info.variant] = [_row(info.name, info.variant, t) for t in ranked[:TOP_PER_VARIANT]]
-        if ranked and (best is None or ranked[0].value < best.value):
-            best = _row(info.name, info.variant, ranked[0])
+        if eligible_here:
+            winner = min(eligible_here, key=lambda t: t.value)
+            if best is None or winner.value < best.value:
+                best = _row(info.name, info.variant, winner)
     bound = roofline(get_operator(op), shape, dtype, get_soc(soc)).bound_us
     best_dir = runs_dir / run / "best"
     return RunSummary(

@@ -10,6 +10,7 @@ from typing import Any
 
 import optuna
 import sqlalchemy
+import sqlalchemy.exc
 from optuna.artifacts import FileSystemArtifactStore
 from optuna.storages import RDBStorage
 
@@ -24,6 +25,14 @@ class StorageError(UsageError):
 
 def default_url(runs_dir: Path) -> str:
     return f"sqlite:///{runs_dir / 'tuner.db'}"
+
+
+def shown_url(url: str) -> str:
+    """The URL as printed: any password replaced by ***."""
+    try:
+        return sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
+    except sqlalchemy.exc.ArgumentError:
+        return url
 
 
 def _check_sqlite_file(url: str) -> None:
@@ -45,7 +54,8 @@ def _check_sqlite_file(url: str) -> None:
 
 
 def open_storage(url: str | None, runs_dir: Path = DEFAULT_RUNS_DIR) -> tuple[RDBStorage, str]:
-    """Open (and create if needed) the storage; StorageError with one line when that is impossible."""
+    """Open (and create if needed) the storage and return it with its URL as shown to users (no password);
+    StorageError with one line when that is impossible."""
     url = url or default_url(runs_dir)
     if "://" not in url:
         raise StorageError(f"--storage '{url}' is not a database URL (e.g. sqlite:///runs/tuner.db, "
@@ -60,10 +70,10 @@ def open_storage(url: str | None, runs_dir: Path = DEFAULT_RUNS_DIR) -> tuple[RD
                            "(pip install 'tuner[postgres]')") from None
     except Exception as exc:  # SQLAlchemy reports connection and URL problems with many classes
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-        raise StorageError(f"cannot open storage {url}: {first}") from None
+        raise StorageError(f"cannot open storage {shown_url(url)}: {first}") from None
     if url.startswith("sqlite"):
         _tune_sqlite(storage)
-    return storage, url
+    return storage, shown_url(url)
 
 
 def _tune_sqlite(storage: RDBStorage) -> None:
