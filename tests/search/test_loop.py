@@ -172,3 +172,22 @@ def test_odd_shapes_give_correct_kernels(tmp_path, shape, dtype):
 def test_every_sampler_runs(tmp_path, sampler, budget):
     summary = optimize(_config(tmp_path, sampler=sampler, budget=budget, shape=(8, 64)))
     assert summary.trials == budget and summary.best is not None
+
+
+def test_a_twin_of_a_running_candidate_waits_for_it_instead_of_running_again(tmp_path):
+    config = _config(tmp_path, shape=(2, 100_000), dtype="float32", budget=2, jobs=2)
+    optimize(config)
+    storage, _ = open_storage(None, config.runs_dir)
+    (info,) = run_studies(storage, config.run_name)[config.run_name]
+    study = optuna.load_study(study_name=info.name, storage=storage)
+    fresh = {**study.trials[0].params, "block_dim": 2} if study.trials[0].params["block_dim"] == 1 else \
+        {**study.trials[0].params, "block_dim": 1}
+    study.enqueue_trial(fresh)
+    study.enqueue_trial(fresh)
+    optimize(_config(tmp_path, shape=(2, 100_000), dtype="float32", budget=4, jobs=2))
+    twins = [t for t in study.get_trials() if t.params == fresh]
+    assert len(twins) == 2
+    first, second = sorted(twins, key=lambda t: t.number)
+    assert first.user_attrs["measured"] and second.user_attrs["duplicate_of"] == first.number
+    assert second.state == first.state and second.value == first.value
+    assert _measured(_trials(config)) == 4

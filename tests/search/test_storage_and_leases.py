@@ -97,3 +97,19 @@ def test_expired_lease_of_another_host_is_abandoned_but_a_live_lease_is_not(tmp_
     assert recover_abandoned(study) == [stale.number]
     assert study.trials[live.number].state == TrialState.RUNNING
     assert study.trials[live.number].user_attrs["lease_until"] > time.time() + LEASE_S / 2
+
+
+def test_a_trial_killed_before_its_first_lease_is_abandoned_unless_another_worker_may_be_asking_it(tmp_path):
+    storage, study = _study(tmp_path)
+    dist = {"x": optuna.distributions.IntDistribution(0, 100)}
+    unowned = study.ask(dist)
+    study.set_user_attr("worker:elsewhere:1:1", {"owner": {"host": "elsewhere", "pid": 1, "start": "1"},
+                                                 "lease_until": time.time() + 100})
+    assert recover_abandoned(study) == []
+    study.set_user_attr("worker:elsewhere:1:1", {"owner": {"host": "elsewhere", "pid": 1, "start": "1"},
+                                                 "lease_until": 0})
+    keeper = LeaseKeeper(storage)
+    keeper.register(study)  # this worker itself does not count: it has not asked anything yet
+    assert recover_abandoned(study) == [unowned.number]
+    keeper.stop()
+    assert study.user_attrs[f"worker:{keeper.me['host']}:{keeper.me['pid']}:{keeper.me['start']}"]["lease_until"] == 0

@@ -24,7 +24,7 @@ from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
 
 # error classes of PRUNED trials; FAIL trials carry tuner_error or abandoned
 INFEASIBLE, RENDER_ERROR, COMPILE_ERROR = "infeasible", "render_error", "compile_error"
-FAULT, WRONG_RESULT, TIMEOUT = "fault", "wrong_result", "timeout"
+FAULT, WRONG_RESULT, TIMEOUT, INTERRUPTED = "fault", "wrong_result", "timeout", "interrupted"
 INPUT_SETS = 3
 
 
@@ -100,7 +100,8 @@ class Evaluator:
         """(error class, detail) of a launch on input set `index`, or None when it is right; `errors` keeps
         the worst absolute and relative error seen."""
         if run.faults:
-            cls = TIMEOUT if "timeout" in run.fault_classes else FAULT
+            cls = INTERRUPTED if INTERRUPTED in run.fault_classes else \
+                TIMEOUT if "timeout" in run.fault_classes else FAULT
             return cls, f"input set {index}: {run.faults[0]}"
         check = self.inputs.op.check(self._outputs(run), self.inputs.inputs[index], self.inputs.expected[index])
         errors[:] = [max(errors[0], check.max_abs_err), max(errors[1], check.max_err_ratio)]

@@ -35,8 +35,8 @@ def owner() -> dict[str, Any]:
     return {"host": socket.gethostname(), "pid": os.getpid(), "start": _process_start(os.getpid())}
 
 
-def _owner_dead(attrs: dict[str, Any]) -> bool:
-    who = attrs.get("owner") or {}
+def _dead(who: dict[str, Any]) -> bool:
+    """True only when `who` ran on this host and its process is gone (or its pid now names another process)."""
     if who.get("host") != socket.gethostname() or not who.get("pid"):
         return False
     pid = int(who["pid"])
@@ -49,21 +49,42 @@ def _owner_dead(attrs: dict[str, Any]) -> bool:
     return bool(who.get("start")) and _process_start(pid) != who["start"]
 
 
-def is_abandoned(trial: optuna.trial.FrozenTrial, now: float | None = None) -> bool:
-    """A RUNNING trial whose owner process is gone or whose lease ran out."""
+def _worker_key(who: dict[str, Any]) -> str:
+    return f"worker:{who['host']}:{who['pid']}:{who['start']}"
+
+
+def live_workers(study: optuna.Study, now: float | None = None) -> list[dict[str, Any]]:
+    """Workers registered on the study whose process lives and whose registration is current."""
+    now = time.time() if now is None else now
+    found = []
+    for key, value in study.user_attrs.items():
+        if key.startswith("worker:") and isinstance(value, dict):
+            who = value.get("owner", {})
+            if float(value.get("lease_until", 0)) >= now and not _dead(who):
+                found.append(who)
+    return found
+
+
+def is_abandoned(trial: optuna.trial.FrozenTrial, now: float | None = None, *,
+                 others_alive: bool = True) -> bool:
+    """A RUNNING trial whose owner process is gone or whose lease ran out. A trial killed between its ask
+    and its first lease has no owner: it is abandoned when no other worker is alive to be asking it, or
+    once it is older than a lease."""
     now = time.time() if now is None else now
     attrs = trial.user_attrs
-    if "lease_until" not in attrs:  # killed between ask and the first lease: judge by its age
+    if "lease_until" not in attrs:
         start = trial.datetime_start.timestamp() if trial.datetime_start else now
-        return now - start > LEASE_S
-    return _owner_dead(attrs) or float(attrs["lease_until"]) < now
+        return not others_alive or now - start > LEASE_S
+    return _dead(attrs.get("owner") or {}) or float(attrs["lease_until"]) < now
 
 
 def recover_abandoned(study: optuna.Study) -> list[int]:
     """Tell FAIL every abandoned RUNNING trial of `study` and re-enqueue its knobs; return their numbers."""
+    me = owner()
+    others_alive = any(who != me for who in live_workers(study))
     recovered = []
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        if not is_abandoned(trial):
+        if not is_abandoned(trial, others_alive=others_alive):
             continue
         try:
             study._storage.set_trial_user_attr(trial._trial_id, "error_class", "abandoned")
@@ -83,11 +104,13 @@ def _role(trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
 
 
 class LeaseKeeper:
-    """Refreshes the leases of this process's running trials from a background thread."""
+    """Registers this worker on its studies and renews the leases of its running trials from a thread."""
 
     def __init__(self, storage: optuna.storages.BaseStorage) -> None:
         self.storage = storage
+        self.me = owner()
         self._trials: set[int] = set()
+        self._studies: set[int] = set()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="tuner-leases", daemon=True)
@@ -96,11 +119,25 @@ class LeaseKeeper:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop renewing; the registrations are marked ended so other workers need not wait for them."""
         self._stop.set()
+        with self._lock:
+            studies = list(self._studies)
+        for study_id in studies:
+            self._register(study_id, 0.0)
+
+    def register(self, study: optuna.Study) -> None:
+        """Announce this worker on `study` (before it asks anything there)."""
+        with self._lock:
+            self._studies.add(study._study_id)
+        self._register(study._study_id, time.time() + LEASE_S)
+
+    def _register(self, study_id: int, until: float) -> None:
+        self.storage.set_study_user_attr(study_id, _worker_key(self.me), {"owner": self.me, "lease_until": until})
 
     def claim(self, trial_id: int) -> None:
         """Record this process as the trial's owner and start renewing its lease."""
-        self.storage.set_trial_user_attr(trial_id, "owner", owner())
+        self.storage.set_trial_user_attr(trial_id, "owner", self.me)
         self.storage.set_trial_user_attr(trial_id, "lease_until", time.time() + LEASE_S)
         with self._lock:
             self._trials.add(trial_id)
@@ -112,9 +149,12 @@ class LeaseKeeper:
     def _loop(self) -> None:
         while not self._stop.wait(REFRESH_S):
             with self._lock:
-                trials = list(self._trials)
+                trials, studies = list(self._trials), list(self._studies)
+            until = time.time() + LEASE_S
+            for study_id in studies:
+                self._register(study_id, until)
             for trial_id in trials:
                 try:
-                    self.storage.set_trial_user_attr(trial_id, "lease_until", time.time() + LEASE_S)
-                except Exception:  # the trial finished meanwhile, or the storage hiccupped; retry next round
+                    self.storage.set_trial_user_attr(trial_id, "lease_until", until)
+                except (RuntimeError, ValueError):  # the trial finished meanwhile; it is released next
                     continue

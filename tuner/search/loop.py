@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import importlib.metadata
 import math
+import signal
 import tempfile
+import threading
 import time
 import warnings
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,8 +38,8 @@ from tuner.ops import get_operator
 from tuner.ops.base import UnsupportedShapeError, shape_text
 from tuner.search import report
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import INFEASIBLE, Evaluator, Outcome, RunInputs
-from tuner.search.leases import LeaseKeeper, recover_abandoned
+from tuner.search.evaluate import INFEASIBLE, INTERRUPTED, Evaluator, Outcome, RunInputs
+from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
 from tuner.search.samplers import SAMPLERS, make_sampler
 from tuner.search.space import PROJECT_ROOT, SearchSpace, Variant, load_space, run_context
 from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, open_storage
@@ -95,6 +98,26 @@ class Progress:
     build_hits: int
     elapsed_s: float
     time_source: str
+
+
+@contextmanager
+def _sigint_as_flag() -> Iterator[threading.Event]:
+    """Within the block, the first Ctrl-C sets the yielded event; a second one interrupts at once."""
+    flag = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def handler(signum, frame) -> None:  # noqa: ANN001 - signal handler signature
+        if flag.is_set():
+            raise KeyboardInterrupt
+        flag.set()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _reproducible(trial: optuna.trial.FrozenTrial) -> bool:
@@ -161,11 +184,13 @@ class Optimizer:
         self.storage, self.storage_url = open_storage(config.storage, config.runs_dir)
         self.artifacts = artifact_store(config.runs_dir)
         self.cache = CompileCache(self.backend)
+        self.leases = LeaseKeeper(self.storage)
         self.states: dict[str, _VariantState] = {}
         self.skipped: dict[str, str] = {}
         self.stop_reason = ""
         self.counts: Counter = Counter()
         self.builds = self.build_hits = 0
+        self._idle_asks = 0  # consecutive asks without a new measured candidate
         self.sampler_s = 0.0  # main-thread seconds in ask and tell (sampler and storage), for the benchmark
         self._start = time.monotonic()
 
@@ -215,6 +240,7 @@ class Optimizer:
             evaluator.render(points[0])  # a template that does not render stops the run here, with file:line
             study = self._open_study(variant)
             recover_abandoned(study)
+            self.leases.register(study)
             self.states[variant.name] = _VariantState(variant, study, evaluator, points, [_key(p) for p in points])
         if not self.states:
             why = "; ".join(f"{name}: {reason}" for name, reason in self.skipped.items())
@@ -331,8 +357,9 @@ class Optimizer:
             trial = state.study._storage.get_trial(state.study._storage.get_trial_id_from_study_id_trial_number(
                 state.study._study_id, number))
             if trial.state != TrialState.RUNNING:
-                ok = trial.state == TrialState.COMPLETE or trial.user_attrs.get("error_class") in DETERMINISTIC
-                return trial if ok else None
+                return trial if _reproducible(trial) else None
+            if is_abandoned(trial):  # its worker died: evaluate the point here instead
+                return None
             time.sleep(0.5)
 
     def _ask(self, state: _VariantState, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> bool:
@@ -376,7 +403,8 @@ class Optimizer:
             state.study.enqueue_trial(nearest, user_attrs={"replaces_infeasible": trial.number})
             state.queued.add(_key(nearest))
 
-    def _finish(self, flight: _InFlight) -> None:
+    def _finish(self, flight: _InFlight) -> bool:
+        """Tell a finished evaluation (and its followers); True if the candidate was measured."""
         state = flight.state
         try:
             outcome = flight.future.result()
@@ -392,7 +420,7 @@ class Optimizer:
             for follower in flight.followers:
                 self.leases.release(follower._trial_id)
                 state.study.tell(follower, state=TrialState.FAIL)
-            return
+            return False
         if not outcome.measured:
             state.measured -= 1
         if "compile_s" in outcome.attrs:
@@ -401,14 +429,21 @@ class Optimizer:
         self._tell(state, flight.trial, outcome)
         for follower in flight.followers:
             self._tell(state, follower, outcome, duplicate_of=flight.trial.number)
+        return outcome.measured
 
-    def _interrupt(self, inflight: dict[int, _InFlight]) -> None:
-        for flight in inflight.values():
-            for trial in (flight.trial, *flight.followers):
-                trial.set_user_attr("error_class", "interrupted")
-                trial.set_user_attr("error_detail", "Ctrl-C while this trial ran")
+    def _interrupt(self) -> None:
+        """Prune every trial this worker has RUNNING — in flight, or caught between its ask and its lease."""
+        for state in self.states.values():
+            others_alive = any(who != self.leases.me for who in live_workers(state.study))
+            for trial in state.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                mine = trial.user_attrs.get("owner") == self.leases.me
+                if not (mine or ("owner" not in trial.user_attrs and not others_alive)):
+                    continue
+                storage = state.study._storage
+                storage.set_trial_user_attr(trial._trial_id, "error_class", INTERRUPTED)
+                storage.set_trial_user_attr(trial._trial_id, "error_detail", "Ctrl-C while this trial ran")
                 self.leases.release(trial._trial_id)
-                flight.state.study.tell(trial, state=TrialState.PRUNED)
+                state.study.tell(trial.number, state=TrialState.PRUNED)
 
     # ----- the loop ----------------------------------------------------------------------------------
     def prepare(self) -> list[str]:
@@ -418,11 +453,11 @@ class Optimizer:
         study at once can collide.
         """
         self._setup(RunInputs(self.op, self.config.shape, self.config.dtype))
+        self.leases.stop()
         return [s.study.study_name for s in self.states.values()]
 
     def run(self) -> report.RunSummary:
         inputs = RunInputs(self.op, self.config.shape, self.config.dtype)
-        self.leases = LeaseKeeper(self.storage)
         self.leases.start()
         try:
             self._setup(inputs)
@@ -437,13 +472,14 @@ class Optimizer:
             self.leases.stop()
 
     def _loop(self) -> None:
+        """Ask, evaluate and tell until the budget or a stop condition; Ctrl-C is taken between storage calls
+        (an interrupted SQLite write could leave the database locked), so every trial is told cleanly."""
         inflight: dict[int, _InFlight] = {}
-        unproductive = 0
         deadline = None if self.config.time_limit_s is None else self._start + self.config.time_limit_s
         pool = ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="tuner-eval")
-        try:
-            while True:
-                while len(inflight) < self.config.jobs and not self.stop_reason:
+        with _sigint_as_flag() as interrupted:
+            while not interrupted.is_set():
+                while len(inflight) < self.config.jobs and not self.stop_reason and not interrupted.is_set():
                     if deadline is not None and time.monotonic() >= deadline:
                         self.stop_reason = f"time limit of {self.config.time_limit_s:g} s reached"
                         break
@@ -456,33 +492,34 @@ class Optimizer:
                         self.stop_reason = "every feasible point of every variant has been tried"
                         break
                     if not self._ask(state, inflight, pool):
-                        unproductive += 1
+                        self._unproductive()
                         self._progress()
-                        if unproductive >= self.config.patience:
-                            self.stop_reason = (f"{self.config.patience} consecutive asks gave no new feasible "
-                                                "candidate")
                 if not inflight:
                     break
-                done, _ = wait([f.future for f in inflight.values()], return_when=FIRST_COMPLETED)
+                done, _ = wait([f.future for f in inflight.values()], timeout=0.25, return_when=FIRST_COMPLETED)
+                if interrupted.is_set():  # results of processes that the same Ctrl-C stopped are not verdicts
+                    break
                 for trial_id in [i for i, f in inflight.items() if f.future in done]:
-                    flight = inflight.pop(trial_id)
-                    self._finish(flight)
-                    if flight.future.result().measured:
-                        unproductive = 0
+                    if self._finish(inflight.pop(trial_id)):
+                        self._idle_asks = 0
                     else:
-                        unproductive += 1
-                        if unproductive >= self.config.patience and not self.stop_reason:
-                            self.stop_reason = (f"{self.config.patience} consecutive asks gave no new feasible "
-                                                "candidate")
-                self._progress()
-            if not self.stop_reason:
-                self.stop_reason = f"budget of {self.config.budget} trials reached"
-        except KeyboardInterrupt:
-            self._interrupt(inflight)
-            pool.shutdown(wait=False, cancel_futures=True)
-            self.stop_reason = "interrupted"
-            raise Interrupted(self._summary()) from None
+                        self._unproductive()
+                if done:
+                    self._progress()
+            if interrupted.is_set():
+                self._interrupt()
+                pool.shutdown(wait=False, cancel_futures=True)
+                self.stop_reason = "interrupted"
+                self._export_best()
+                raise Interrupted(self._summary())
+        if not self.stop_reason:
+            self.stop_reason = f"budget of {self.config.budget} trials reached"
         pool.shutdown(wait=True)
+
+    def _unproductive(self) -> None:
+        self._idle_asks += 1
+        if self._idle_asks >= self.config.patience and not self.stop_reason:
+            self.stop_reason = f"{self.config.patience} consecutive asks gave no new feasible candidate"
 
     def _export_best(self) -> None:
         """Write the run's best correct kernel to `runs/<run>/best/` (nothing when there is none yet)."""

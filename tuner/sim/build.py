@@ -61,9 +61,12 @@ def sim_version() -> str:
 
 def _run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
     except subprocess.TimeoutExpired as exc:
         raise CompileError(f"{what}: the compiler ran longer than {COMPILE_TIMEOUT_S} s", "") from exc
+    if proc.returncode < 0:  # stopped from outside (Ctrl-C, kill): not a verdict on the source
+        raise ToolchainError(f"{what}: {Path(cmd[0]).name} was stopped by signal {-proc.returncode}")
+    return proc
 
 
 def _atomic_dir(final: Path, build) -> Path:

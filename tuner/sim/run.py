@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -19,6 +20,8 @@ from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
 from tuner.sim.build import Executable, build_kernel
 
 DEFAULT_SOC = "Ascend910B1"
+# A run ended by one of these was stopped from outside (Ctrl-C, kill), which says nothing about the kernel.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 # Kernel inputs and outputs pass through files; a RAM-backed directory keeps that off the disk.
 _SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
@@ -120,6 +123,10 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
             return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[Fault("timeout", text)],
                              run_seconds=time.perf_counter() - start)
         elapsed = time.perf_counter() - start
+        if -proc.returncode in STOP_SIGNALS:
+            text = f"error: [interrupted] the simulator was stopped by {signal.Signals(-proc.returncode).name}"
+            return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[Fault("interrupted", text)],
+                             run_seconds=elapsed)
         if proc.returncode == 2:
             raise UsageError(proc.stderr.strip().splitlines()[-1].removeprefix("error: "))
         if report_path.exists():
