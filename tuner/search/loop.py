@@ -30,6 +30,7 @@ import sqlalchemy.exc
 import torch
 from optuna.artifacts import upload_artifact
 from optuna.trial import TrialState
+from optuna_dashboard import save_note
 
 from tuner.backends import make_backend
 from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
@@ -223,6 +224,12 @@ class Optimizer:
                      "provenance": _provenance(self.config, self.backend.version)}
             for key, value in attrs.items():
                 study.set_user_attr(key, value)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                study.set_metric_names(["time_us"])
+            save_note(study, f"**{self.run_name}**, variant `{variant.name}`: {variant.description}\n\n"
+                             f"Objective: device time of one launch in µs ({self.time_source}). Failed candidates are "
+                             "PRUNED with `error_class` and `error_detail`; each trial's kernel source is an artifact.")
         study.set_user_attr("budget", self.config.budget)
         seed = zlib.crc32(f"{self.config.seed}:{name}:{len(study.trials)}".encode())
         study.sampler = make_sampler(self.config.sampler, seed)
@@ -288,7 +295,11 @@ class Optimizer:
             used=self.used(), budget=self.config.budget, best_us=self.best_us(), feasible=feasible,
             pruned=Counter({k: v for k, v in self.counts.items() if k != "complete"}), builds=self.builds,
             build_hits=self.build_hits, elapsed_s=time.monotonic() - self._start,
-            time_source=f"simulated, {self.soc.name} model" if self.backend.name == "sim" else self.backend.name))
+            time_source=self.time_source))
+
+    @property
+    def time_source(self) -> str:
+        return f"simulated, {self.soc.name} model" if self.backend.name == "sim" else f"measured on {self.soc.name}"
 
     def _choose(self) -> _VariantState | None:
         """The variant to ask next: each gets a few trials, then UCB on best-so-far relative to the run's best."""
