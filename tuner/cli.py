@@ -84,8 +84,10 @@ def _print_summary(result, max_rows: int = 8) -> None:
 @click.option("--trace", type=click.Path(path_type=Path), help="Write a Chrome-trace timeline (Perfetto opens it).")
 @click.option("--no-auto-sync", is_flag=True, help="Check as if compiled without bisheng's --cce-auto-sync.")
 @click.option("--timeout", "timeout_s", default=60.0, show_default=True, help="Host seconds before a timeout fault.")
+@click.option("--l2", default="cold", show_default=True,
+              help="cold: GM data comes from HBM; warm: it is already in L2 when it fits there.")
 def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple[str, ...], arg_specs: tuple[str, ...],
-             json_path: str | None, trace: Path | None, no_auto_sync: bool, timeout_s: float) -> None:
+             json_path: str | None, trace: Path | None, no_auto_sync: bool, timeout_s: float, l2: str) -> None:
     """Compile an Ascend C kernel, run it on the CPU simulator, check it, and model its time."""
     from tuner.sim.args import GmOut, parse_arg
     from tuner.sim.run import simulate as run_simulation
@@ -93,7 +95,7 @@ def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple
     def go():
         args = [parse_arg(spec) for spec in arg_specs]
         return args, run_simulation(source, kernel, block_dim, args, soc=soc, defines=defines,
-                                    auto_sync=not no_auto_sync, trace=trace, timeout_s=timeout_s)
+                                    auto_sync=not no_auto_sync, trace=trace, timeout_s=timeout_s, l2=l2)
 
     args, result = _run_guarded(go)
     outs = [a for a in args if isinstance(a, GmOut)]

@@ -28,7 +28,7 @@ DTYPES = frozenset({"half", "float", "int32", "int16", "bfloat16"})
 OVERHEAD_KEYS = frozenset({
     "head_us_base", "head_us_per_block", "scalar_cycles_per_api_call", "mask_setup_cycles",
     "get_value_cycles", "set_value_cycles", "flag_cycles", "barrier_cycles", "sync_all_us",
-    "gm_align_512_factor",
+    "gm_align_512_factor", "l2_hit_speedup",
 })
 
 

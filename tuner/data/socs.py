@@ -16,7 +16,7 @@ FAMILIES = frozenset({"A2", "A3", "310P", "950"})
 # every time simulated for that SoC a rougher estimate.
 MODEL_FIELDS = ("vector_cores", "clock_mhz", "ub_bytes", "gm_bandwidth_gbps", "l2_bytes")
 _NUMERIC = ("vector_cores", "cube_cores", "clock_mhz", "ub_bytes", "gm_bandwidth_gbps", "l2_bytes",
-            "max_live_tensors_per_position", "event_ids_per_hard_event")
+            "l2_bandwidth_gbps", "max_live_tensors_per_position", "event_ids_per_hard_event")
 _FLAGS = ("datacopypad_supported", "bf16_arithmetic")
 _STRINGS = ("family", "compiler_arch", "copy_curves", "vector_costs")
 _KEYS = frozenset(("npu_arch", "ub_reserved_bytes") + _NUMERIC + _FLAGS + _STRINGS)
@@ -55,6 +55,7 @@ class Soc:
     ub_reserved_bytes: dict[int, Quantity] = field(hash=False)
     gm_bandwidth_gbps: Quantity
     l2_bytes: Quantity
+    l2_bandwidth_gbps: Quantity
     max_live_tensors_per_position: Quantity
     event_ids_per_hard_event: Quantity
     datacopypad_supported: Quantity

@@ -20,7 +20,7 @@ from tuner.sim import codegen
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("numerics.cpp", "runtime.cpp", "ops.cpp")
+RUNTIME_SOURCES = ("numerics.cpp", "runtime.cpp", "ops.cpp", "timing.cpp")
 RUNTIME_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-pthread", "-Wall", "-Wno-unused-parameter")
 KERNEL_FLAGS = ("-std=c++17", "-O1", "-pthread", "-fno-strict-aliasing", "-D__CCE_KT_TEST__=1",
                 "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0")

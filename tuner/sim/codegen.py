@@ -23,7 +23,7 @@ INSTR_CLASSES = ("unary_simple", "binary", "exp_ln_sqrt", "div", "reduce_repeat"
 _COST_DTYPES = {"half": "half", "float": "float", "int32": "int32_t", "int16": "int16_t", "bfloat16": "bfloat16_t"}
 _OVERHEADS = ("head_us_base", "head_us_per_block", "scalar_cycles_per_api_call", "mask_setup_cycles",
               "get_value_cycles", "set_value_cycles", "flag_cycles", "barrier_cycles", "sync_all_us",
-              "gm_align_512_factor")
+              "gm_align_512_factor", "l2_hit_speedup")
 
 
 @cache
@@ -99,7 +99,8 @@ def config_source(soc: Soc, model_version: str) -> str:
         f'"{soc.name}"', f'"{soc.family}"', f'"{model_version}"', str(soc.vector_cores.value),
         repr(float(soc.clock_mhz.value)), str(soc.usable_ub_bytes()), str(soc.ub_bytes.value),
         str(soc.max_live_tensors_per_position.value), str(soc.event_ids_per_hard_event.value),
-        repr(float(soc.gm_bandwidth_gbps.value)), f"{soc.l2_bytes.value}ull", "true" if soc.low_confidence else "false",
+        repr(float(soc.gm_bandwidth_gbps.value)), f"{soc.l2_bytes.value}ull",
+        repr(float(soc.l2_bandwidth_gbps.value)), "true" if soc.low_confidence else "false",
         f'"{low}"', *refs, matrix(cycles), matrix(issue),
         *(repr(float(overheads[k])) for k in _OVERHEADS),
         "{" + ", ".join("{" + ", ".join(str(v) for v in row) + "}" for row in modes) + "}",

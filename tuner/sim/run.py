@@ -20,6 +20,8 @@ from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
 from tuner.sim.build import Executable, build_kernel
 
 DEFAULT_SOC = "Ascend910B1"
+# cold: GM data comes from HBM (the default); warm: it is resident in L2 when it fits there.
+L2_MODES = ("cold", "warm")
 # A run ended by one of these was stopped from outside (Ctrl-C, kill), which says nothing about the kernel.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 # Kernel inputs and outputs pass through files; a RAM-backed directory keeps that off the disk.
@@ -101,7 +103,7 @@ def _faults(report: dict) -> list[Fault]:
 
 
 def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, auto_sync: bool = True,
-                   trace: Path | None = None, timeout_s: float = 60.0) -> SimResult:
+                   trace: Path | None = None, timeout_s: float = 60.0, l2: str = "cold") -> SimResult:
     """Run a built kernel once on the given arguments."""
     check_signature(args, describe(exe), exe.kernel)
     with tempfile.TemporaryDirectory(prefix="tuner-sim-", dir=_SCRATCH) as tmpdir:
@@ -115,6 +117,8 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
             cmd += ["--trace", str(Path(trace).resolve())]
         if not auto_sync:
             cmd.append("--no-auto-sync")
+        if l2 != "cold":
+            cmd += ["--l2", l2]
         start = time.perf_counter()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s + 30)
@@ -148,7 +152,7 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
 
 def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelArg], *, soc: str = DEFAULT_SOC,
              defines: list[str] | tuple[str, ...] = (), auto_sync: bool = True, trace: Path | None = None,
-             timeout_s: float = 60.0) -> SimResult:
+             timeout_s: float = 60.0, l2: str = "cold") -> SimResult:
     """Compile `source`, run `kernel` over `block_dim` blocks on `args`, and return outputs and the report.
 
     Raises UsageError for bad input and CompileError when the kernel does not compile; kernel faults are
@@ -159,6 +163,8 @@ def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelA
         raise UsageError(f"no such source file: {source}")
     if block_dim < 1 or block_dim > 65535:
         raise UsageError(f"--block-dim {block_dim} is outside 1..65535")
+    if l2 not in L2_MODES:
+        raise UsageError(f"--l2 takes {' or '.join(L2_MODES)}, not '{l2}'")
     try:
         soc_spec = get_soc(soc)
     except UnknownSocError as exc:
@@ -166,7 +172,7 @@ def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelA
     start = time.perf_counter()
     exe = build_kernel(source, kernel, soc_spec, tuple(defines))
     compiled = time.perf_counter() - start
-    result = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s)
+    result = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s, l2=l2)
     result.compile_seconds = compiled
     result.compile_cached = exe.cached
     return result

@@ -82,6 +82,10 @@ int main(int argc, char** argv) {
             opt.timeout_s = std::atof(next());
         } else if (a == "--no-auto-sync") {
             opt.auto_sync = false;
+        } else if (a == "--l2") {
+            const std::string mode = next();
+            if (mode != "warm" && mode != "cold") usage("--l2 takes warm or cold, not " + mode);
+            opt.l2_warm = mode == "warm";
         } else {
             usage("unknown option " + a);
         }

@@ -1,5 +1,5 @@
-// The simulator runtime: per-block state, faults, the ordering (sync-hazard) checker, the first-cut pipe
-// timing model, GM buffers behind guard pages, block launch in waves, SyncAll, and the JSON report.
+// The simulator runtime: per-block state, faults, the ordering (sync-hazard) checker, the per-block timing
+// graphs (replayed by timing.cpp), GM buffers behind guard pages, block launch in waves, SyncAll, the report.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -54,11 +54,10 @@ struct RaceAccess {
 
 struct BlockResult {
     int64_t idx;
-    double time_cycles;
-    std::array<double, kPipes> busy;
     uint64_t gm_to_ub, ub_to_gm;
     uint32_t ub_peak;
-    std::vector<TraceEvent> trace;
+    TimingGraph graph;
+    BlockTiming timing;  // from the replay of its wave
 };
 
 struct Launch {
@@ -155,9 +154,11 @@ std::string where_gm(uintptr_t lo, uint64_t bytes) {
     return buf;
 }
 
-void trace_event(BlockCtx& c, Pipe p, double start, double end) {
-    if (g_options.trace_path) c.trace.push_back({uint8_t(p), start, end, c.site});
-}
+// The GM copy whose cost copy_cycles just computed, for the next pipe_op of this block to record.
+thread_local double t_pending_gm_bytes = 0;
+thread_local uint8_t t_pending_pool = 0;
+// Whether this launch's GM data is taken as resident in L2 (--l2 warm and it fits).
+bool g_l2_warm = false;
 
 // Same-pipe ordering: the DMA and scalar queues are in order; V->V needs a barrier unless auto-sync adds it,
 // or unless V has since waited (through a flag or queue event) on a pipe that had itself waited for that
@@ -380,9 +381,8 @@ void api_begin(const char* api, Loc loc) {
     c.site = intern_site(api, loc.file, loc.line);
     c.last_site.store(c.site, std::memory_order_relaxed);
     const double cost = soc_config.scalar_cycles_per_api_call;
-    trace_event(c, Pipe::S, c.t[0], c.t[0] + cost);
     c.t[int(Pipe::S)] += cost;
-    c.busy[int(Pipe::S)] += cost;
+    c.graph.add(int(Pipe::S), cost, {c.graph.last[int(Pipe::S)]}, c.site);
 }
 
 void fault(FaultClass cls, const char* fmt, ...) {
@@ -481,8 +481,10 @@ void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan*
     }
     const double start = std::max(c.t[p], c.t[int(Pipe::S)]);
     c.t[p] = start + cycles;
-    c.busy[p] += cycles;
-    trace_event(c, pipe, start, start + cycles);
+    c.graph.add(p, cycles, {c.graph.last[p], c.graph.last[int(Pipe::S)]}, c.site, true, t_pending_gm_bytes, -1,
+                t_pending_pool);
+    t_pending_gm_bytes = 0;
+    t_pending_pool = 0;
 }
 
 // ---- costs ---------------------------------------------------------------------------------------------
@@ -516,6 +518,29 @@ double curve_gbps(const CopyCurve& c, double bytes) {
 }
 }  // namespace
 
+namespace {
+bool l2_bypassed(const BlockCtx& c, const void* addr) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    for (auto it = c.l2_hints.rbegin(); it != c.l2_hints.rend(); ++it) {
+        if (a >= it->lo && a < it->hi) return it->bypass;
+    }
+    return false;
+}
+}  // namespace
+
+void l2_hint(const void* addr, uint64_t bytes, bool bypass) {
+    if (!addr) return;
+    BlockCtx& c = ctx();
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(addr);
+    uintptr_t hi = lo + bytes;
+    if (bytes == 0) {
+        std::lock_guard<std::mutex> lock(g_gm_mu);
+        const GmBuffer* b = find_gm(lo);
+        hi = b ? b->hi : lo;
+    }
+    c.l2_hints.push_back({lo, hi, bypass});
+}
+
 double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_addr) {
     const auto& cfg = soc_config;
     if (bytes == 0) return 1;
@@ -525,8 +550,10 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     double gbps = curve_gbps(curve, per_burst);
     if (dir != CopyDir::UbToUb) {
         if (reinterpret_cast<uintptr_t>(gm_addr) % 512 != 0) gbps *= cfg.gm_align_512_factor;
-        const int64_t active = g_launch ? g_launch->active_blocks : 1;
-        gbps = std::min(gbps, cfg.gm_bandwidth_gbps / double(std::max<int64_t>(active, 1)));
+        const bool from_l2 = g_l2_warm && !l2_bypassed(ctx(), gm_addr);
+        if (from_l2) gbps *= cfg.l2_hit_speedup;
+        t_pending_gm_bytes = double(bytes);  // the replay shares the pool's bandwidth between the blocks' copies
+        t_pending_pool = from_l2 ? 1 : 0;
     }
     const double us = double(bytes) / (gbps * 1e3);
     return us * cfg.clock_mhz;
@@ -549,9 +576,10 @@ void set_flag(int src, int dst, int event_id, const char* name) {
     f.pending = 1;
     f.snapshot = snapshot_of(c, src);
     f.time = c.t[src];
+    f.node = c.graph.last[src];
     f.site = c.site;
     c.t[int(Pipe::S)] += soc_config.flag_cycles;
-    c.busy[int(Pipe::S)] += soc_config.flag_cycles;
+    c.graph.add(int(Pipe::S), soc_config.flag_cycles, {c.graph.last[int(Pipe::S)]}, c.site);
 }
 
 void wait_flag(int src, int dst, int event_id, const char* name) {
@@ -566,21 +594,26 @@ void wait_flag(int src, int dst, int event_id, const char* name) {
     merge_clock(c.vc[dst], f.snapshot);
     if (src == dst) c.barrier_seq[dst] = std::max(c.barrier_seq[dst], f.snapshot[src]);
     c.t[dst] = std::max(c.t[dst], f.time) + soc_config.flag_cycles;
-    if (dst == int(Pipe::S)) c.busy[int(Pipe::S)] += soc_config.flag_cycles;
+    c.graph.add(dst, soc_config.flag_cycles, {c.graph.last[dst], f.node}, c.site, dst == int(Pipe::S));
 }
 
 void pipe_barrier(int pipe) {
     BlockCtx& c = ctx();
+    auto& g = c.graph;
     if (pipe >= 0) {
         c.barrier_seq[pipe] = c.seq[pipe];
         c.t[pipe] += soc_config.barrier_cycles;
+        g.add(pipe, soc_config.barrier_cycles, {g.last[pipe]}, c.site, false);
         return;
     }
     const double all = now_cycles(c) + soc_config.barrier_cycles;
+    const int32_t node = g.add(int(Pipe::S), soc_config.barrier_cycles, {g.last[0], g.last[1], g.last[2], g.last[3]},
+                               c.site, false);
     for (int p = 0; p < kPipes; ++p) {
         for (int q = 0; q < kPipes; ++q) c.vc[p][q] = c.seq[q];
         c.barrier_seq[p] = c.seq[p];
         c.t[p] = all;
+        g.last[p] = node;
     }
 }
 
@@ -590,6 +623,7 @@ void queue_slot_event(uint64_t token, int from_pipe) {
     f.pending = 1;
     f.snapshot = snapshot_of(c, from_pipe);
     f.time = c.t[from_pipe];
+    f.node = c.graph.last[from_pipe];
 }
 
 void queue_slot_wait(uint64_t token, int to_pipe) {
@@ -601,6 +635,7 @@ void queue_slot_wait(uint64_t token, int to_pipe) {
         c.barrier_seq[to_pipe] = std::max(c.barrier_seq[to_pipe], it->second.snapshot[to_pipe]);
     }
     c.t[to_pipe] = std::max(c.t[to_pipe], it->second.time);
+    c.graph.add(to_pipe, 0, {c.graph.last[to_pipe], it->second.node}, c.site, false);
 }
 
 void live_tensor_delta(int position, int delta) {
@@ -640,6 +675,7 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
             if (p != s && touched) {
                 c.vc[s][p] = c.seq[p];
                 c.t[s] = std::max(c.t[s], c.t[p]);
+                c.graph.add(s, 0, {c.graph.last[s], c.graph.last[p]}, c.site, false);
             }
         }
     }
@@ -653,7 +689,7 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
     }
     const double cost = access == Access::Read ? soc_config.get_value_cycles : soc_config.set_value_cycles;
     c.t[s] += cost;
-    c.busy[s] += cost;
+    c.graph.add(s, cost, {c.graph.last[s]}, c.site);
 }
 
 // Scalar GetValue/SetValue on GM. Under auto-sync the compiler orders them against the DMA pipes that
@@ -668,6 +704,7 @@ void gm_scalar_access(const void* addr, uint64_t bytes, Access access) {
             if (w.hi > lo && w.lo < hi && w.pipe != s) {
                 c.vc[s][w.pipe] = std::max(c.vc[s][w.pipe], w.seq);
                 c.t[s] = std::max(c.t[s], c.t[w.pipe]);
+                c.graph.add(s, 0, {c.graph.last[s], c.graph.last[w.pipe]}, c.site, false);
             }
         }
     }
@@ -688,7 +725,7 @@ void gm_scalar_access(const void* addr, uint64_t bytes, Access access) {
     }
     const double cost = access == Access::Read ? soc_config.get_value_cycles : soc_config.set_value_cycles;
     c.t[s] += cost;
-    c.busy[s] += cost;
+    c.graph.add(s, cost, {c.graph.last[s]}, c.site);
 }
 
 void dcache_clean(const void* addr, bool entire) {
@@ -745,9 +782,13 @@ void sync_all() {
     }
     const double release = L.barrier_release + soc_config.sync_all_us * soc_config.clock_mhz;
     lock.unlock();
+    auto& g = c.graph;
+    const int32_t node = g.add(int(Pipe::S), soc_config.sync_all_us * soc_config.clock_mhz,
+                               {g.last[0], g.last[1], g.last[2], g.last[3]}, c.site, false, 0, c.epoch);
     for (int p = 0; p < kPipes; ++p) {
         for (int q = 0; q < kPipes; ++q) c.vc[p][q] = c.seq[q];
         c.t[p] = release;
+        g.last[p] = node;
     }
     ++c.epoch;
 }
@@ -915,7 +956,7 @@ void write_trace(const Launch& L) {
         }
         fprintf(f, ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":\"block %lld\"}}",
                 (long long)r.idx, (long long)r.idx);
-        for (const auto& e : r.trace) {
+        for (const auto& e : r.timing.trace) {
             const Site& s = site(e.site);
             fprintf(f, ",{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%d,\"ts\":%.4f,\"dur\":%.4f,"
                        "\"args\":{\"line\":%d}}",
@@ -945,16 +986,16 @@ void write_report(const Launch& L, const char* path, double task_us) {
     fprintf(f, "  \"task_duration_us\": %.4f,\n  \"blocks\": [", task_us);
     for (size_t i = 0; i < L.results.size(); ++i) {
         const auto& r = L.results[i];
-        const double total = std::max(r.time_cycles, 1e-9);
+        const double total = std::max(r.timing.time_cycles, 1e-9);
         auto us = [&](double cyc) { return cyc / mhz; };
         fprintf(f,
                 "%s\n    {\"block_id\": %lld, \"aiv_time_us\": %.4f, \"aiv_vec_time_us\": %.4f, "
                 "\"aiv_scalar_time_us\": %.4f, \"aiv_mte2_time_us\": %.4f, \"aiv_mte3_time_us\": %.4f, "
                 "\"aiv_vec_ratio\": %.4f, \"aiv_scalar_ratio\": %.4f, \"aiv_mte2_ratio\": %.4f, "
                 "\"aiv_mte3_ratio\": %.4f, \"gm_to_ub_bytes\": %llu, \"ub_to_gm_bytes\": %llu, \"ub_peak_bytes\": %u}",
-                i ? "," : "", (long long)r.idx, us(r.time_cycles), us(r.busy[1]), us(r.busy[0]), us(r.busy[2]),
-                us(r.busy[3]), std::min(1.0, r.busy[1] / total), std::min(1.0, r.busy[0] / total),
-                std::min(1.0, r.busy[2] / total), std::min(1.0, r.busy[3] / total), (unsigned long long)r.gm_to_ub,
+                i ? "," : "", (long long)r.idx, us(r.timing.time_cycles), us(r.timing.busy[1]), us(r.timing.busy[0]), us(r.timing.busy[2]),
+                us(r.timing.busy[3]), std::min(1.0, r.timing.busy[1] / total), std::min(1.0, r.timing.busy[0] / total),
+                std::min(1.0, r.timing.busy[2] / total), std::min(1.0, r.timing.busy[3] / total), (unsigned long long)r.gm_to_ub,
                 (unsigned long long)r.ub_to_gm, r.ub_peak);
         in += r.gm_to_ub;
         out += r.ub_to_gm;
@@ -962,11 +1003,18 @@ void write_report(const Launch& L, const char* path, double task_us) {
     fprintf(f, "\n  ],\n  \"gm_to_ub_bytes\": %llu,\n  \"ub_to_gm_bytes\": %llu,\n", (unsigned long long)in,
             (unsigned long long)out);
     fprintf(f,
-            "  \"assumptions\": [\"first-cut model: in-order S/V/MTE2/MTE3 pipes per block, ordered only by queue "
-            "events, flags and barriers\", \"per-copy cost from measured single-core bandwidth curves; GM bandwidth "
-            "shared evenly by the blocks running at once, and by the MTE2 and MTE3 pipes of each block\", \"vector cost = issue + repeats x cycles per 256-byte "
-            "repeat, by instruction class and dtype\", \"inputs cold in HBM; L2 not modelled\", \"head cost grows "
-            "with the number of blocks; blocks beyond the vector cores run in waves\"],\n");
+            "  \"assumptions\": [\"per block, in-order S/V/MTE2/MTE3 pipes; the scalar unit issues every call in "
+            "program order; other pipes ordered only by queue events, flags, barriers and auto-sync\", \"per-copy "
+            "time from measured single-core bandwidth curves (size-dependent, clamped), 32- vs 512-byte GM alignment; "
+            "the copies in flight on the chip share its GM bandwidth at each moment (max-min fair)\", \"vector cost = "
+            "issue + repeats x cycles per 256-byte repeat, by instruction class and dtype; UB bank conflicts are in "
+            "the binary-op cost, not derived from addresses\", \"%s\", \"head cost grows with the number of blocks; "
+            "blocks beyond the vector cores run in waves\"],\n",
+            g_l2_warm ? "GM data resident in L2 (--l2 warm): copies at the L2-hit single-core rate share L2 bandwidth, "
+                        "except GM tensors whose SetL2CacheHint disables L2"
+                      : "GM data cold in HBM (the default; --l2 warm models it resident in L2 when it fits); "
+                        "SetL2CacheHint has no effect on cold data");
+    fprintf(f, "  \"l2\": \"%s\",\n", g_l2_warm ? "warm" : "cold");
     fprintf(f, "  \"auto_sync\": %s,\n  \"warnings\": [", g_options.auto_sync ? "true" : "false");
     bool first = true;
     if (soc_config.low_confidence) {
@@ -1218,14 +1266,9 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
         ++g_launch->finished;
         auto& run = g_launch->running;
         run.erase(std::remove(run.begin(), run.end(), &c), run.end());
-        // MTE2 and MTE3 of one block share its part of the chip's GM bandwidth: the block cannot finish
-        // before its GM bytes have gone through that share.
-        const double share_gbps = soc_config.gm_bandwidth_gbps / double(std::max<int64_t>(g_launch->active_blocks, 1));
-        const double gm_floor = double(c.gm_to_ub_bytes + c.ub_to_gm_bytes) / (share_gbps * 1e3) * soc_config.clock_mhz;
         for (const GmAccess& a : c.race_writes) g_launch->race_writes.push_back({a.lo, a.hi, idx, a.epoch, a.site});
         for (const GmAccess& a : c.race_reads) g_launch->race_reads.push_back({a.lo, a.hi, idx, a.epoch, a.site});
-        g_launch->results.push_back({idx, std::max(now_cycles(c), gm_floor), c.busy, c.gm_to_ub_bytes,
-                                     c.ub_to_gm_bytes, c.ub_peak, std::move(c.trace)});
+        g_launch->results.push_back({idx, c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.ub_peak, std::move(c.graph), {}});
         g_launch->cv.notify_all();
     }
     t_ctx = nullptr;
@@ -1244,6 +1287,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     if (!g_options.report_path) g_options.report_path = getenv("TUNER_SIM_REPORT");
     if (!g_options.trace_path) g_options.trace_path = getenv("TUNER_SIM_TRACE");
     if (getenv("TUNER_SIM_NO_AUTO_SYNC")) g_options.auto_sync = false;
+    if (const char* l2 = getenv("TUNER_SIM_L2")) g_options.l2_warm = std::string(l2) == "warm";
     install_handlers();
     Launch L;
     L.kernel = kernel;
@@ -1255,6 +1299,22 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     const int64_t cores = soc_config.vector_cores;
     L.waves = block_dim > cores;
     L.active_blocks = std::min(block_dim, cores);
+    g_l2_warm = false;
+    if (g_options.l2_warm) {
+        uint64_t footprint = 0;
+        {
+            std::lock_guard<std::mutex> lock(g_gm_mu);
+            for (const auto& b : g_gm) footprint += b.hi - b.lo;
+        }
+        g_l2_warm = footprint <= soc_config.l2_bytes;
+        if (!g_l2_warm) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "--l2 warm: the launch's GM data (%.1f MiB) does not fit %s's L2 (%.1f MiB); "
+                     "modelled cold, from HBM", double(footprint) / 1048576.0, soc_config.name,
+                     double(soc_config.l2_bytes) / 1048576.0);
+            L.warnings.push_back(buf);
+        }
+    }
     begin_launch(&L);
     double task_cycles = 0;
     for (int64_t first = 0; first < block_dim; first += cores) {
@@ -1263,8 +1323,18 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
         std::vector<std::thread> threads;
         for (int64_t b = first; b < last; ++b) threads.emplace_back(run_block, b, block_dim, body, closure);
         for (auto& t : threads) t.join();
+        std::vector<const TimingGraph*> graphs;
+        for (size_t i = before; i < L.results.size(); ++i) graphs.push_back(&L.results[i].graph);
+        const std::array<double, 2> pools{soc_config.gm_bandwidth_gbps * 1e3 / soc_config.clock_mhz,
+                                          soc_config.l2_bandwidth_gbps * 1e3 / soc_config.clock_mhz};
+        std::vector<BlockTiming> timing = replay(graphs, pools, g_options.trace_path != nullptr);
         double wave = 0;
-        for (size_t i = before; i < L.results.size(); ++i) wave = std::max(wave, L.results[i].time_cycles);
+        for (size_t i = before; i < L.results.size(); ++i) {
+            BlockResult& r = L.results[i];
+            r.timing = std::move(timing[i - before]);
+            r.graph = TimingGraph{};  // replayed: free its memory
+            wave = std::max(wave, r.timing.time_cycles);
+        }
         task_cycles += wave;
     }
     end_launch_blocks();

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -39,7 +40,56 @@ struct FlagState {
     int pending = 0;
     Clock snapshot{};
     double time = 0;
+    int32_t node = -1;  // the timing-graph node the waiting pipe must follow
     uint32_t site = 0;
+};
+
+// One step of a block's timing graph: it starts when all its predecessors have ended and lasts `cycles`.
+// A copy to or from GM (gm_bytes > 0) instead moves its bytes at up to gm_bytes / cycles per cycle, sharing
+// the chip's GM bandwidth with every other copy in flight. A SyncAll node (sync_epoch >= 0) ends `cycles`
+// after the last block of the launch has reached its SyncAll of that epoch.
+struct TimingNode {
+    double cycles = 0;
+    double gm_bytes = 0;
+    uint32_t first_pred = 0;
+    uint32_t n_preds = 0;
+    uint32_t site = 0;
+    int32_t sync_epoch = -1;
+    uint8_t pipe = 0;
+    uint8_t pool = 0;  // whose bandwidth a GM copy shares: 0 HBM, 1 L2
+    bool busy = true;  // the pipe works during it (a wait does not)
+};
+
+// The order a block's instructions must keep, recorded as it runs and replayed with the other blocks after
+// the launch. Every node follows the previous node of its pipe, so each pipe stays an in-order queue.
+struct TimingGraph {
+    std::vector<TimingNode> nodes;
+    std::vector<uint32_t> preds;
+    std::array<int32_t, kPipes> last{-1, -1, -1, -1};
+
+    int32_t add(int pipe, double cycles, std::initializer_list<int32_t> after, uint32_t site, bool busy = true,
+                double gm_bytes = 0, int32_t sync_epoch = -1, uint8_t pool = 0) {
+        TimingNode n;
+        n.cycles = cycles;
+        n.gm_bytes = gm_bytes;
+        n.pool = pool;
+        n.first_pred = uint32_t(preds.size());
+        for (int32_t a : after) {
+            if (a < 0) continue;
+            bool seen = false;
+            for (uint32_t i = n.first_pred; i < preds.size(); ++i) seen = seen || preds[i] == uint32_t(a);
+            if (!seen) preds.push_back(uint32_t(a));
+        }
+        n.n_preds = uint32_t(preds.size()) - n.first_pred;
+        n.site = site;
+        n.sync_epoch = sync_epoch;
+        n.pipe = uint8_t(pipe);
+        n.busy = busy;
+        nodes.push_back(n);
+        const int32_t id = int32_t(nodes.size() - 1);
+        last[pipe] = id;
+        return id;
+    }
 };
 
 struct GmWrite {
@@ -54,6 +104,12 @@ struct GmAccess {
     uintptr_t lo, hi;
     int epoch;
     uint32_t site;
+};
+
+// A SetL2CacheHint: copies of GM bytes [lo, hi) bypass L2 or not.
+struct L2Hint {
+    uintptr_t lo, hi;
+    bool bypass;
 };
 
 struct TraceEvent {
@@ -83,11 +139,11 @@ struct BlockCtx {
     std::vector<GmWrite> dcache_dirty;  // GM bytes GlobalTensor::SetValue left in the scalar data cache
     std::array<int, 32> live_tensors{};
     // timing, in cycles
-    std::array<double, kPipes> t{};
-    std::array<double, kPipes> busy{};
+    std::array<double, kPipes> t{};  // each pipe's time without the other blocks (GetSystemCycle, SyncAll)
     uint64_t gm_to_ub_bytes = 0, ub_to_gm_bytes = 0;
     int epoch = 0;  // SyncAll barriers passed
-    std::vector<TraceEvent> trace;
+    TimingGraph graph;
+    std::vector<L2Hint> l2_hints;
     bool aborted = false;
     // The latest API call site, readable from the watchdog thread (names where a hung block is).
     std::atomic<uint32_t> last_site{0};
@@ -98,5 +154,18 @@ const Site& site(uint32_t id);
 uint32_t intern_site(const char* api, const char* file, int line);
 double now_cycles(const BlockCtx& c);
 void add_copy_bytes(CopyDir dir, uint64_t bytes);
+
+// What the replay of a wave's timing graphs gives for one block.
+struct BlockTiming {
+    double time_cycles = 0;
+    std::array<double, kPipes> busy{};
+    std::vector<TraceEvent> trace;
+};
+
+// Replays the blocks of one wave together: each node starts when its predecessors end, and the GM copies in
+// flight share the bandwidth of their pool (bytes per cycle of HBM and of L2; max-min fair, each copy capped
+// by its own single-core rate).
+std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
+                                const std::array<double, 2>& pool_bytes_per_cycle, bool with_trace);
 
 }  // namespace tuner_sim

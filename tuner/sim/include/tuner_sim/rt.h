@@ -67,6 +67,9 @@ struct GmSpan {
 // One instruction on a pipe: bounds and alignment are checked, sync hazards against earlier accesses by
 // other pipes are looked for, the accesses are recorded, and the pipe's timeline advances by `cycles`.
 void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan* gm, int n_gm);
+// GlobalTensor::SetL2CacheHint: copies of these GM bytes bypass L2 (`bypass`) or may hit it (bytes 0: to the
+// end of the GM buffer).
+void l2_hint(const void* addr, uint64_t bytes, bool bypass);
 void check_ub_aligned(uint32_t off, const char* operand);
 
 // ---- costs ------------------------------------------------------------------------------------------
@@ -190,6 +193,7 @@ struct SocConfig {
     int event_ids;
     double gm_bandwidth_gbps;
     uint64_t l2_bytes;
+    double l2_bandwidth_gbps;
     bool low_confidence;
     const char* low_confidence_fields;
     CopyCurve gm_to_ub, ub_to_gm, ub_to_ub;
@@ -197,7 +201,7 @@ struct SocConfig {
     double issue_cycles[int(InstrClass::Count)][kElemTypes];
     double head_us_base, head_us_per_block;
     double scalar_cycles_per_api_call, mask_setup_cycles, get_value_cycles, set_value_cycles;
-    double flag_cycles, barrier_cycles, sync_all_us, gm_align_512_factor;
+    double flag_cycles, barrier_cycles, sync_all_us, gm_align_512_factor, l2_hit_speedup;
     uint8_t cast_modes[kElemTypes][kElemTypes];  // [dst][src]: bit m set = RoundMode m allowed
 };
 extern const SocConfig soc_config;
@@ -208,6 +212,7 @@ struct LaunchOptions {
     const char* report_path = nullptr;
     const char* trace_path = nullptr;
     double timeout_s = 60.0;
+    bool l2_warm = false;  // GM data already in L2 when it fits (--l2 warm); otherwise cold in HBM
 };
 LaunchOptions& launch_options();
 // Runs `body` once per block (block_dim blocks, waves of at most the SoC's vector cores) and checks the

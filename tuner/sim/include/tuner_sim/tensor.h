@@ -41,6 +41,7 @@ public:
     template <CacheRwMode rwMode = CacheRwMode::RW>
     __aicore__ inline void SetL2CacheHint(CacheMode mode) {
         cache_mode_ = mode;
+        tuner_sim::l2_hint(addr_, size_ * sizeof(T), mode == CacheMode::CACHE_MODE_DISABLE);
     }
     __aicore__ inline CacheMode GetL2CacheHint() const { return cache_mode_; }
 

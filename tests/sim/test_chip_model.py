@@ -1,0 +1,75 @@
+"""Chip level of the model: GM bandwidth shared by the copies in flight at each moment, and L2 warm or cold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tuner.errors import UsageError
+from tuner.sim.args import GmIn, GmOut, Scalar
+from tuner.sim.run import simulate
+
+KERNEL = Path(__file__).parent / "kernels" / "model" / "chip_copy.cpp"
+TILE = 8192
+
+
+def run(blocks: int, heavy: int, light: int, soc: str = "Ascend910B1", l2: str = "cold", defines=()):
+    n = heavy + (blocks - 1) * light
+    x = np.arange(n, dtype=np.float32)
+    args = [GmIn(x, "x"), GmOut(np.dtype(np.float32), (n,), "y"), Scalar("u32", heavy), Scalar("u32", light)]
+    result = simulate(KERNEL, "chip_copy", blocks, args, soc=soc, l2=l2, defines=defines)
+    assert result.ok, [f.text for f in result.faults]
+    assert np.array_equal(result.outputs[0], x)
+    return result
+
+
+def block0_us(result) -> float:
+    return next(b["aiv_time_us"] for b in result.report["blocks"] if b["block_id"] == 0)
+
+
+def test_a_lone_busy_block_is_not_held_to_an_even_share_of_gm_bandwidth():
+    # 47 blocks finish almost at once; block 0 then streams alone, at its single-core rate, not at 1/48 of GM.
+    alone = block0_us(run(1, 64 * TILE, 0))
+    crowded = block0_us(run(48, 64 * TILE, TILE))
+    assert crowded == pytest.approx(alone, rel=0.10)
+
+
+def test_many_busy_blocks_share_gm_bandwidth():
+    one = run(1, 16 * TILE, 0)
+    many = run(48, 16 * TILE, 16 * TILE)
+    moved = 2 * 4 * 48 * 16 * TILE
+    achieved_gbps = moved / (max(b["aiv_time_us"] for b in many.report["blocks"]) * 1e3)
+    assert block0_us(many) > 1.3 * block0_us(one)  # each block gets less than its single-core rate
+    assert achieved_gbps <= 1600 * 1.001  # Ascend910B1's HBM bandwidth, never exceeded
+    assert achieved_gbps > 1600 * 0.9
+
+
+def test_warm_l2_is_faster_than_cold_when_the_data_fits():
+    cold = run(48, 16 * TILE, 16 * TILE)
+    warm = run(48, 16 * TILE, 16 * TILE, l2="warm")
+    assert cold.report["l2"] == "cold" and warm.report["l2"] == "warm"
+    assert warm.task_duration_us < 0.7 * cold.task_duration_us
+    assert any("L2" in a for a in warm.report["assumptions"])
+
+
+def test_set_l2_cache_hint_disable_keeps_the_data_out_of_l2():
+    warm = run(48, 16 * TILE, 16 * TILE, l2="warm")
+    bypass = run(48, 16 * TILE, 16 * TILE, l2="warm", defines=("BYPASS_L2",))
+    cold = run(48, 16 * TILE, 16 * TILE)
+    assert bypass.task_duration_us == pytest.approx(cold.task_duration_us, rel=0.01)
+    assert bypass.task_duration_us > 1.3 * warm.task_duration_us
+
+
+def test_warm_data_that_does_not_fit_l2_is_modelled_cold_with_a_warning():
+    # Ascend310P3 has 16 MiB of L2; 2 x 12 MiB of floats do not fit.
+    elements = 12 * 1024 * 1024 // 4
+    warm = run(8, elements // 8, elements // 8, soc="Ascend310P3", l2="warm")
+    assert warm.report["l2"] == "cold"
+    assert any("does not fit" in w for w in warm.warnings)
+
+
+def test_l2_mode_is_checked():
+    with pytest.raises(UsageError, match="--l2 takes cold or warm"):
+        run(1, TILE, 0, l2="hot")

@@ -1,0 +1,160 @@
+// The chip-level replay of the timing model: the blocks of one wave run their recorded timing graphs
+// together, and the GM copies in flight at each moment share the chip's GM bandwidth.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+
+#include "state.h"
+
+namespace tuner_sim {
+
+namespace {
+
+struct Copy {
+    uint32_t node;
+    double remaining;  // bytes
+    double cap;        // bytes per cycle on its own (the single-core curve)
+    double rate = 0;   // bytes per cycle now
+};
+
+// Max-min fair shares: copies capped below the equal share keep their cap, the rest split what is left.
+void share_bandwidth(std::vector<Copy>& copies, double total) {
+    std::vector<Copy*> order;
+    order.reserve(copies.size());
+    for (auto& c : copies) order.push_back(&c);
+    std::sort(order.begin(), order.end(), [](const Copy* a, const Copy* b) { return a->cap < b->cap; });
+    double left = total;
+    size_t n = order.size();
+    for (Copy* c : order) {
+        c->rate = std::min(c->cap, left / double(n));
+        left -= c->rate;
+        --n;
+    }
+}
+
+}  // namespace
+
+std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
+                                const std::array<double, 2>& pool_bytes_per_cycle, bool with_trace) {
+    // One index space over every block's nodes.
+    std::vector<uint32_t> offset(graphs.size() + 1, 0);
+    for (size_t b = 0; b < graphs.size(); ++b) offset[b + 1] = offset[b] + uint32_t(graphs[b]->nodes.size());
+    const uint32_t total = offset.back();
+    std::vector<uint32_t> block_of(total), waiting(total), succ_start(total + 1, 0), succ;
+    std::vector<const TimingNode*> node(total);
+    for (size_t b = 0; b < graphs.size(); ++b) {
+        const TimingGraph& g = *graphs[b];
+        for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+            const uint32_t id = offset[b] + i;
+            node[id] = &g.nodes[i];
+            block_of[id] = uint32_t(b);
+            waiting[id] = g.nodes[i].n_preds;
+            for (uint32_t k = 0; k < g.nodes[i].n_preds; ++k) ++succ_start[offset[b] + g.preds[g.nodes[i].first_pred + k] + 1];
+        }
+    }
+    for (uint32_t i = 0; i < total; ++i) succ_start[i + 1] += succ_start[i];
+    succ.resize(succ_start[total]);
+    {
+        std::vector<uint32_t> fill(succ_start.begin(), succ_start.end() - 1);
+        for (size_t b = 0; b < graphs.size(); ++b) {
+            const TimingGraph& g = *graphs[b];
+            for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+                for (uint32_t k = 0; k < g.nodes[i].n_preds; ++k) {
+                    succ[fill[offset[b] + g.preds[g.nodes[i].first_pred + k]]++] = offset[b] + i;
+                }
+            }
+        }
+    }
+    // SyncAll: how many blocks reach each epoch's barrier, and when the last one did.
+    std::vector<int> sync_expected;
+    for (const TimingGraph* g : graphs) {
+        for (const auto& n : g->nodes) {
+            if (n.sync_epoch < 0) continue;
+            if (sync_expected.size() <= size_t(n.sync_epoch)) sync_expected.resize(n.sync_epoch + 1, 0);
+            ++sync_expected[n.sync_epoch];
+        }
+    }
+    std::vector<std::vector<uint32_t>> sync_arrived(sync_expected.size());
+    std::vector<double> start(total, 0), end(total, -1);
+
+    using Event = std::pair<double, uint32_t>;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> fixed;
+    std::array<std::vector<Copy>, 2> pools;  // GM copies in flight, by the bandwidth they share
+    bool reshare = false;
+    double now = 0;
+
+    std::function<void(uint32_t, double)> begin = [&](uint32_t id, double t) {
+        start[id] = t;
+        const TimingNode& n = *node[id];
+        if (n.sync_epoch >= 0) {
+            auto& arrived = sync_arrived[n.sync_epoch];
+            arrived.push_back(id);
+            if (int(arrived.size()) == sync_expected[n.sync_epoch]) {
+                for (uint32_t a : arrived) fixed.push({t + node[a]->cycles, a});
+            }
+        } else if (n.gm_bytes > 0 && n.cycles > 0) {
+            pools[n.pool].push_back({id, n.gm_bytes, n.gm_bytes / n.cycles});
+            reshare = true;
+        } else {
+            fixed.push({t + n.cycles, id});
+        }
+    };
+    auto finish = [&](uint32_t id) {
+        end[id] = now;
+        for (uint32_t k = succ_start[id]; k < succ_start[id + 1]; ++k) {
+            if (--waiting[succ[k]] == 0) begin(succ[k], now);
+        }
+    };
+    for (uint32_t id = 0; id < total; ++id) {
+        if (waiting[id] == 0) begin(id, 0);
+    }
+    auto in_flight = [&] { return !pools[0].empty() || !pools[1].empty(); };
+    while (!fixed.empty() || in_flight()) {
+        if (reshare) {
+            for (int p = 0; p < 2; ++p) share_bandwidth(pools[p], pool_bytes_per_cycle[p]);
+            reshare = false;
+        }
+        double next = fixed.empty() ? INFINITY : fixed.top().first;
+        for (const auto& copies : pools) {
+            for (const Copy& c : copies) next = std::min(next, now + c.remaining / c.rate);
+        }
+        for (auto& copies : pools) {
+            for (Copy& c : copies) c.remaining -= c.rate * (next - now);
+        }
+        now = next;
+        while (!fixed.empty() && fixed.top().first <= now) {
+            const uint32_t id = fixed.top().second;
+            fixed.pop();
+            finish(id);
+        }
+        for (auto& copies : pools) {
+            for (size_t i = 0; i < copies.size();) {
+                if (copies[i].remaining <= 1e-9 * node[copies[i].node]->gm_bytes) {
+                    const uint32_t id = copies[i].node;
+                    copies[i] = copies.back();
+                    copies.pop_back();
+                    reshare = true;
+                    finish(id);
+                } else {
+                    ++i;
+                }
+            }
+        }
+    }
+
+    std::vector<BlockTiming> out(graphs.size());
+    for (uint32_t id = 0; id < total; ++id) {
+        if (end[id] < 0) continue;  // never ran: its block stopped at a fault
+        BlockTiming& r = out[block_of[id]];
+        const TimingNode& n = *node[id];
+        r.time_cycles = std::max(r.time_cycles, end[id]);
+        if (n.busy && end[id] > start[id]) {
+            r.busy[n.pipe] += end[id] - start[id];
+            if (with_trace) r.trace.push_back({n.pipe, start[id], end[id], n.site});
+        }
+    }
+    return out;
+}
+
+}  // namespace tuner_sim
