@@ -159,6 +159,8 @@ thread_local double t_pending_gm_bytes = 0;
 thread_local uint8_t t_pending_pool = 0;
 // Whether this launch's GM data is taken as resident in L2 (--l2 warm and it fits).
 bool g_l2_warm = false;
+// GM bytes each block may write into L2 (write-back) before its writes go to HBM: an even share of L2.
+uint64_t g_l2_write_budget = 0;
 
 // Same-pipe ordering: the DMA and scalar queues are in order; V->V needs a barrier unless auto-sync adds it,
 // or unless V has since waited (through a flag or queue event) on a pipe that had itself waited for that
@@ -550,10 +552,19 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     double gbps = curve_gbps(curve, per_burst);
     if (dir != CopyDir::UbToUb) {
         if (reinterpret_cast<uintptr_t>(gm_addr) % 512 != 0) gbps *= cfg.gm_align_512_factor;
-        const bool from_l2 = g_l2_warm && !l2_bypassed(ctx(), gm_addr);
-        if (from_l2) gbps *= cfg.l2_hit_speedup;
+        BlockCtx& c = ctx();
+        const bool bypass = l2_bypassed(c, gm_addr);
+        bool in_l2 = g_l2_warm && !bypass;
+        if (in_l2) {
+            gbps *= cfg.l2_hit_speedup;
+        } else if (dir == CopyDir::UbToGm && !bypass && c.l2_absorbed + bytes <= g_l2_write_budget) {
+            // L2 is write-back: a write lands in L2 at the core's own rate while this block's share of L2
+            // has room, and reaches HBM after the kernel.
+            c.l2_absorbed += bytes;
+            in_l2 = true;
+        }
         t_pending_gm_bytes = double(bytes);  // the replay shares the pool's bandwidth between the blocks' copies
-        t_pending_pool = from_l2 ? 1 : 0;
+        t_pending_pool = in_l2 ? 1 : 0;
     }
     const double us = double(bytes) / (gbps * 1e3);
     return us * cfg.clock_mhz;
@@ -1012,8 +1023,9 @@ void write_report(const Launch& L, const char* path, double task_us) {
             "blocks beyond the vector cores run in waves\"],\n",
             g_l2_warm ? "GM data resident in L2 (--l2 warm): copies at the L2-hit single-core rate share L2 bandwidth, "
                         "except GM tensors whose SetL2CacheHint disables L2"
-                      : "GM data cold in HBM (the default; --l2 warm models it resident in L2 when it fits); "
-                        "SetL2CacheHint has no effect on cold data");
+                      : "GM data cold in HBM (the default; --l2 warm models it resident in L2 when it fits); reads "
+                        "come from HBM, writes land in L2 (write-back) while each block's even share of L2 has room; "
+                        "SetL2CacheHint(CACHE_MODE_DISABLE) sends a tensor's writes to HBM");
     fprintf(f, "  \"l2\": \"%s\",\n", g_l2_warm ? "warm" : "cold");
     fprintf(f, "  \"auto_sync\": %s,\n  \"warnings\": [", g_options.auto_sync ? "true" : "false");
     bool first = true;
@@ -1300,6 +1312,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     L.waves = block_dim > cores;
     L.active_blocks = std::min(block_dim, cores);
     g_l2_warm = false;
+    g_l2_write_budget = soc_config.l2_bytes / uint64_t(L.active_blocks);
     if (g_options.l2_warm) {
         uint64_t footprint = 0;
         {

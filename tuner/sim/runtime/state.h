@@ -144,6 +144,7 @@ struct BlockCtx {
     int epoch = 0;  // SyncAll barriers passed
     TimingGraph graph;
     std::vector<L2Hint> l2_hints;
+    uint64_t l2_absorbed = 0;  // GM bytes this block's writes have left in L2 (write-back)
     bool aborted = false;
     // The latest API call site, readable from the watchdog thread (names where a hung block is).
     std::atomic<uint32_t> last_site{0};
