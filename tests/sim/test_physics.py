@@ -68,7 +68,8 @@ def test_double_buffering_gains_nothing_when_compute_dominates() -> None:
 
 def test_more_blocks_saturate_at_gm_bandwidth() -> None:
     """Elementwise half add over ~66 MB of GM traffic: linear in blocks while each block's own copy rate is the
-    limit, flat once the blocks together reach the chip's GM bandwidth, and never past it."""
+    limit, flat once the blocks together reach the chip's GM bandwidth, and never past it. The kernel keeps its
+    tensors out of L2 (SetL2CacheHint), so every byte moves through HBM."""
     tile = 8192  # 16 KB copies
     total = 48 * tile * 28  # 28 tiles per block at 48 blocks; divides evenly at 1, 8, 24 and 48
     x = np.zeros(total, np.float16)
