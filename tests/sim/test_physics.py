@@ -8,10 +8,14 @@ msKPP measured relative to fp32. Absolute agreement with measurements is `python
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from tuner.data.socs import get_soc
+from tuner.sim import validate
 from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.run import SimResult, simulate
 from tuner.sim.validate import KERNELS, repeat_cycles, run_copies
@@ -116,3 +120,17 @@ def test_fp16_exp_costs_twice_fp32_per_byte() -> None:
     half, single = repeat_cycles("Exp", "half", SOC), repeat_cycles("Exp", "float", SOC)  # per 256-byte repeat
     assert half / single == pytest.approx(2.0, rel=0.1)
     assert (half / 128) / (single / 64) == pytest.approx(1.0, rel=0.1)
+
+
+def test_validation_table_is_within_its_band_and_the_docs_show_the_current_model() -> None:
+    """The generated table (docs/model_validation.md) passes, and is what the current model gives (bar the
+    simulator-version hash, which also covers the host compiler)."""
+    soc = "Ascend910B1"
+    copies = {direction: validate.copy_points(direction, soc) for direction in ("gm_to_ub", "ub_to_gm")}
+    instructions = validate.instruction_points(soc)
+    assert not validate.outside_band(copies, instructions)
+    command = f"python -m tuner.sim.validate docs/model_validation.md --soc {soc}"
+    fresh = validate.report_markdown(soc, copies, instructions, command)
+    committed = (Path(__file__).resolve().parents[2] / "docs" / "model_validation.md").read_text()
+    version = re.compile(r"simulator version `[0-9a-f]+`")
+    assert version.sub("", committed) == version.sub("", fresh), f"regenerate it: {command}"

@@ -16,13 +16,15 @@ import yaml
 from tuner.data.socs import CONFIDENCES, SocDataError, check_document, check_keys, parse_quantity
 
 COSTS_DIR = Path(__file__).with_name("costs")
-COPY_COLUMNS = ("curve", "direction", "bytes", "gbps", "source", "confidence")
+COPY_COLUMNS = ("curve", "direction", "bytes", "gbps", "role", "source", "confidence")
+# fit: the simulator's curve passes through the point; held_out: kept out of the curve to validate it
+COPY_ROLES = frozenset({"fit", "held_out"})
 VECTOR_COLUMNS = (
     "family", "instr_class", "dtype", "cycles_per_repeat", "issue_cycles", "source", "confidence"
 )
 DIRECTIONS = frozenset({"gm_to_ub", "ub_to_gm", "ub_to_ub"})
 INSTR_CLASSES = frozenset(
-    {"unary_simple", "binary", "exp_ln_sqrt", "div", "reduce_repeat", "reduce_block", "copy_ub"}
+    {"unary_simple", "binary", "exp_ln_sqrt", "div", "reduce_repeat", "reduce_block", "copy_ub", "reduce_sum_repeat"}
 )
 DTYPES = frozenset({"half", "float", "int32", "int16", "bfloat16"})
 OVERHEAD_KEYS = frozenset({
@@ -67,28 +69,36 @@ def _rows(path: Path, columns: tuple[str, ...]) -> list[tuple[str, dict[str, str
 
 
 @cache
-def _copy_curves(path: Path) -> dict[tuple[str, str], list[tuple[int, float]]]:
-    """All copy curves by (curve, direction), each sorted by bytes with no size listed twice."""
-    curves: dict[tuple[str, str], list[tuple[int, float]]] = {}
+def _copy_curves(path: Path) -> dict[tuple[str, str], list[tuple[int, float, str]]]:
+    """All copy points by (curve, direction): (bytes, GB/s, role), sorted by bytes, no size listed twice."""
+    curves: dict[tuple[str, str], list[tuple[int, float, str]]] = {}
     for where, row in _rows(path, COPY_COLUMNS):
         key = (row["curve"], _choice(row["direction"], DIRECTIONS, f"{where}: direction"))
         size = int(_number(row["bytes"], f"{where}: bytes", int))
-        curves.setdefault(key, []).append((size, _number(row["gbps"], f"{where}: gbps")))
+        role = _choice(row["role"], COPY_ROLES, f"{where}: role")
+        curves.setdefault(key, []).append((size, _number(row["gbps"], f"{where}: gbps"), role))
     for (curve, direction), points in curves.items():
         points.sort()
-        sizes = [size for size, _ in points]
+        sizes = [size for size, _, _ in points]
         if len(set(sizes)) != len(sizes):
             raise SocDataError(f"{path.name}: {curve}/{direction}: a size is listed twice")
+        if not any(role == "fit" for _, _, role in points):
+            raise SocDataError(f"{path.name}: {curve}/{direction}: no fit point")
     return curves
 
 
-def load_copy_curve(curve: str, direction: str) -> list[tuple[int, float]]:
-    """Measured or derived (bytes per copy, GB/s) points of one copy path, sorted by bytes."""
+def load_copy_points(curve: str, direction: str) -> list[tuple[int, float, str]]:
+    """Every measured or derived (bytes per copy, GB/s, role) point of one copy path, sorted by bytes."""
     curves = _copy_curves(COSTS_DIR / "copy_bandwidth.csv")
     if (curve, direction) not in curves:
         known = ", ".join(f"{c}/{d}" for c, d in sorted(curves))
         raise SocDataError(f"copy_bandwidth.csv: no curve {curve}/{direction}; known: {known}")
     return list(curves[(curve, direction)])
+
+
+def load_copy_curve(curve: str, direction: str) -> list[tuple[int, float]]:
+    """The (bytes per copy, GB/s) points the simulator's curve passes through: the fit ones."""
+    return [(size, gbps) for size, gbps, role in load_copy_points(curve, direction) if role == "fit"]
 
 
 @cache

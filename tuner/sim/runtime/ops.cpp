@@ -324,6 +324,11 @@ Reduced reduce_values(ReduceKind k, DType t, const std::vector<uint8_t>& vals, s
     return r;
 }
 
+// A whole-repeat sum (VCADD) has its own measured rate; max and min (VCMAX/VCMIN) share the other.
+InstrClass repeat_reduce_class(ReduceKind k) {
+    return k == ReduceKind::Sum ? InstrClass::ReduceSumRepeat : InstrClass::ReduceRepeat;
+}
+
 void store_index(ElemType t, uint8_t* p, size_t index) {
     if (esize(t) == 2) {
         const uint16_t v = uint16_t(index);
@@ -351,8 +356,9 @@ void reduce_exec(const ReduceDesc& d) {
         spans.push_back({d.src.off, n * es, d.src.buf_end, Access::Read, "src"});
         spans.push_back({d.dst.off, outs * es, d.dst.buf_end, Access::Write, "dst"});
         const uint64_t repeats = (n + lanes - 1) / lanes;
-        double cycles = vec_cycles(InstrClass::ReduceRepeat, d.type, repeats);
-        if (repeats > 1) cycles += vec_cycles(InstrClass::ReduceRepeat, d.type, (repeats + lanes - 1) / lanes);
+        const InstrClass cls = repeat_reduce_class(d.kind);
+        double cycles = vec_cycles(cls, d.type, repeats);
+        if (repeats > 1) cycles += vec_cycles(cls, d.type, (repeats + lanes - 1) / lanes);
         pipe_op(Pipe::V, cycles + mask_cycles(), spans.data(), int(spans.size()), nullptr, 0);
         if (n == 0) return;
         std::vector<uint8_t> vals(ub + d.src.off, ub + d.src.off + n * es);
@@ -376,7 +382,7 @@ void reduce_exec(const ReduceDesc& d) {
         dst_bytes = (uint64_t(R - 1) * d.dst_rep_stride * 8 + 8) * es;
     }
     spans.push_back({d.dst.off, dst_bytes, d.dst.buf_end, Access::Write, "dst"});
-    const InstrClass cls = d.form == ReduceForm::PerBlock ? InstrClass::ReduceBlock : InstrClass::ReduceRepeat;
+    const InstrClass cls = d.form == ReduceForm::PerBlock ? InstrClass::ReduceBlock : repeat_reduce_class(d.kind);
     pipe_op(Pipe::V, vec_cycles(cls, d.type, R) + mask_cycles(), spans.data(), int(spans.size()), nullptr, 0);
 
     std::vector<uint8_t> vals;

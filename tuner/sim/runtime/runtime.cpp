@@ -505,6 +505,8 @@ double vec_cycles(InstrClass cls, ElemType t, uint64_t repeats) {
 double mask_cycles() { return soc_config.mask_setup_cycles; }
 
 namespace {
+// Piecewise linear in log2(bytes): the curves are measured at sizes doubling from 1 KB, and bandwidth
+// grows with the size's order of magnitude. Clamped at both ends.
 double curve_gbps(const CopyCurve& c, double bytes) {
     if (c.n == 0) return 1.0;
     const double* pts = c.points;
@@ -513,7 +515,7 @@ double curve_gbps(const CopyCurve& c, double bytes) {
         const double x0 = pts[2 * (i - 1)], x1 = pts[2 * i];
         if (bytes <= x1) {
             const double y0 = pts[2 * (i - 1) + 1], y1 = pts[2 * i + 1];
-            return y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);
+            return y0 + (y1 - y0) * std::log2(bytes / x0) / std::log2(x1 / x0);
         }
     }
     return pts[2 * (c.n - 1) + 1];

@@ -25,7 +25,11 @@ enum class FaultClass : uint8_t {
 enum class ElemType : uint8_t { U8, I8, U16, I16, F16, BF16, U32, I32, F32, U64, I64, F64 };
 
 // Instruction classes of the vector cost table (tuner/data/costs/vector_costs.csv).
-enum class InstrClass : uint8_t { UnarySimple, Binary, ExpLnSqrt, Div, ReduceRepeat, ReduceBlock, CopyUb, Count };
+// In the order of tuner/sim/codegen.py's INSTR_CLASSES. ReduceSumRepeat: a whole-repeat sum (VCADD), faster
+// than the max/min reduce (ReduceRepeat) in fp32.
+enum class InstrClass : uint8_t {
+    UnarySimple, Binary, ExpLnSqrt, Div, ReduceRepeat, ReduceBlock, CopyUb, ReduceSumRepeat, Count
+};
 
 // ---- per-block state -------------------------------------------------------------------------------
 uint8_t* ub_base();
