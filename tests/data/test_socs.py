@@ -1,6 +1,5 @@
 """The SoC file and the cost tables: complete, sourced, plausible, and strict about their schema."""
 
-import csv
 import shutil
 from pathlib import Path
 
@@ -176,12 +175,14 @@ def test_unknown_curve_and_family() -> None:
         load_overheads("a9")
 
 
-def test_binary_choice_is_stated() -> None:
-    # The 1-vs-2 cycle choice for binary ops must be explicit in the source strings.
-    with (COSTS_DIR / "vector_costs.csv").open(encoding="utf-8") as handle:
-        binary = [row for row in csv.DictReader(handle) if row["instr_class"] == "binary"]
-    assert binary
-    assert all("CHOICE" in row["source"] for row in binary)
+def test_binary_ops_cost_by_ub_bank_groups_on_a2() -> None:
+    # Conflict-free binary ops at the theoretical 1 cycle per repeat, two sources in one bank group at msKPP's 2.
+    costs = load_vector_costs("a2")
+    for dtype in ("half", "float", "int16", "int32"):
+        assert costs[("binary", dtype)][0] == 1
+        assert costs[("binary_bank_conflict", dtype)][0] == 2
+    assert load_overheads("a2")["ub_bank_groups"] == 16
+    assert load_overheads("950")["ub_bank_groups"] == 0  # 950 arranges its banks differently
 
 
 def test_overheads_are_plausible() -> None:

@@ -24,13 +24,14 @@ VECTOR_COLUMNS = (
 )
 DIRECTIONS = frozenset({"gm_to_ub", "ub_to_gm", "ub_to_ub"})
 INSTR_CLASSES = frozenset(
-    {"unary_simple", "binary", "exp_ln_sqrt", "div", "reduce_repeat", "reduce_block", "copy_ub", "reduce_sum_repeat"}
+    {"unary_simple", "binary", "exp_ln_sqrt", "div", "reduce_repeat", "reduce_block", "copy_ub", "reduce_sum_repeat",
+     "binary_bank_conflict"}
 )
 DTYPES = frozenset({"half", "float", "int32", "int16", "bfloat16"})
 OVERHEAD_KEYS = frozenset({
     "head_us_base", "head_us_per_block", "scalar_cycles_per_api_call", "mask_setup_cycles",
     "get_value_cycles", "set_value_cycles", "flag_cycles", "barrier_cycles", "sync_all_us",
-    "gm_align_512_factor", "l2_hit_speedup",
+    "gm_align_512_factor", "l2_hit_speedup", "ub_bank_group_bytes", "ub_bank_groups",
 })
 
 

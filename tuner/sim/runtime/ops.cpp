@@ -237,8 +237,18 @@ bool has_sel(VecKind k) { return k == VecKind::Select || k == VecKind::SelectSca
 
 }  // namespace
 
+// Two sources starting in one UB bank group conflict on every repeat (they advance together, 256 B a repeat).
+InstrClass vec_class(const VecDesc& d) {
+    const auto& cfg = soc_config;
+    if (d.cls != InstrClass::Binary || !has_src1(d.kind) || cfg.ub_bank_groups <= 0) return d.cls;
+    const uint64_t size = uint64_t(cfg.ub_bank_group_bytes), groups = uint64_t(cfg.ub_bank_groups);
+    const bool same = (d.src0.off / size) % groups == (d.src1.off / size) % groups;
+    return same ? InstrClass::BinaryBankConflict : InstrClass::Binary;
+}
+
 void vec_exec(const VecDesc& d) {
     BlockCtx& c = ctx();
+    const InstrClass cls = vec_class(d);
     const uint32_t es_dst = esize(d.dst.type);
     const uint32_t es_src = has_src0(d.kind) ? esize(d.src0.type) : es_dst;
     const uint32_t wide = bit_dst(d.kind) ? es_src : std::max(es_dst, es_src);
@@ -263,7 +273,7 @@ void vec_exec(const VecDesc& d) {
         if (has_src1(d.kind)) add(d.src1, effective * es_src, Access::Read, "src1");
         if (has_sel(d.kind)) add(d.sel, d.op == 0 ? lanes / 8 : (effective + 7) / 8, Access::Read, "selMask");
         const uint64_t repeats = (effective * wide + 255) / 256;
-        pipe_op(Pipe::V, vec_cycles(d.cls, cost_type, repeats) + mask_cycles(), spans.data(), int(spans.size()),
+        pipe_op(Pipe::V, vec_cycles(cls, cost_type, repeats) + mask_cycles(), spans.data(), int(spans.size()),
                 nullptr, 0);
         uint8_t* ub = c.ub.data();
         compute_run(d, ub + d.dst.off, ub + d.src0.off, ub + d.src1.off, ub + d.sel.off, 0, ub + d.dst.off, 0,
@@ -278,7 +288,7 @@ void vec_exec(const VecDesc& d) {
     if (has_src0(d.kind)) add(d.src0, repeat_extent(d.src0, es_src, R, lanes), Access::Read, "src0");
     if (has_src1(d.kind)) add(d.src1, repeat_extent(d.src1, es_src, R, lanes), Access::Read, "src1");
     if (has_sel(d.kind)) add(d.sel, (uint64_t(R) * lanes + 7) / 8, Access::Read, "selMask");
-    pipe_op(Pipe::V, vec_cycles(d.cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
+    pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
             int(spans.size()), nullptr, 0);
 
     uint8_t* ub = c.ub.data();

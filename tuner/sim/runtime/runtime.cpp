@@ -687,8 +687,8 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
             const bool touched = (g.wseq && g.wpipe == p) || (access == Access::Write && g.rseq[p]);
             if (p != s && touched) {
                 c.vc[s][p] = c.seq[p];
-                c.t[s] = std::max(c.t[s], c.t[p]);
-                c.graph.add(s, 0, {c.graph.last[s], c.graph.last[p]}, c.site, false);
+                c.t[s] = std::max(c.t[s], c.t[p]) + soc_config.flag_cycles;  // the flag pair bisheng inserts
+                c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.last[p]}, c.site, false);
             }
         }
     }
@@ -716,8 +716,8 @@ void gm_scalar_access(const void* addr, uint64_t bytes, Access access) {
         for (const auto& w : c.gm_writes) {
             if (w.hi > lo && w.lo < hi && w.pipe != s) {
                 c.vc[s][w.pipe] = std::max(c.vc[s][w.pipe], w.seq);
-                c.t[s] = std::max(c.t[s], c.t[w.pipe]);
-                c.graph.add(s, 0, {c.graph.last[s], c.graph.last[w.pipe]}, c.site, false);
+                c.t[s] = std::max(c.t[s], c.t[w.pipe]) + soc_config.flag_cycles;  // the flag pair bisheng inserts
+                c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.last[w.pipe]}, c.site, false);
             }
         }
     }

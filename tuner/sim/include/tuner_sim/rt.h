@@ -26,9 +26,10 @@ enum class ElemType : uint8_t { U8, I8, U16, I16, F16, BF16, U32, I32, F32, U64,
 
 // Instruction classes of the vector cost table (tuner/data/costs/vector_costs.csv).
 // In the order of tuner/sim/codegen.py's INSTR_CLASSES. ReduceSumRepeat: a whole-repeat sum (VCADD), faster
-// than the max/min reduce (ReduceRepeat) in fp32.
+// than the max/min reduce (ReduceRepeat) in fp32. BinaryBankConflict: a binary op whose two sources start in
+// the same UB bank group (the runtime picks it from the operands' offsets).
 enum class InstrClass : uint8_t {
-    UnarySimple, Binary, ExpLnSqrt, Div, ReduceRepeat, ReduceBlock, CopyUb, ReduceSumRepeat, Count
+    UnarySimple, Binary, ExpLnSqrt, Div, ReduceRepeat, ReduceBlock, CopyUb, ReduceSumRepeat, BinaryBankConflict, Count
 };
 
 // ---- per-block state -------------------------------------------------------------------------------
@@ -206,6 +207,7 @@ struct SocConfig {
     double head_us_base, head_us_per_block;
     double scalar_cycles_per_api_call, mask_setup_cycles, get_value_cycles, set_value_cycles;
     double flag_cycles, barrier_cycles, sync_all_us, gm_align_512_factor, l2_hit_speedup;
+    double ub_bank_group_bytes, ub_bank_groups;  // bank group of a UB offset: (off / bytes) % groups; 0: none
     uint8_t cast_modes[kElemTypes][kElemTypes];  // [dst][src]: bit m set = RoundMode m allowed
 };
 extern const SocConfig soc_config;
