@@ -68,5 +68,6 @@ class Backend(ABC):
         """Launch once and return the outputs (GmOut arguments, in order)."""
 
     @abstractmethod
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> Profile:
-        """Launch and time; the result also carries that launch's outputs and faults."""
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
+        """Launch and time; the result also carries that launch's outputs and faults. With `trace`, also write
+        a Chrome-trace timeline of the launch there (one row per pipe per block)."""

@@ -29,9 +29,10 @@ class SimBackend(Backend):
         exe = build_kernel(Path(source), kernel, self._soc, defines)
         return Artifact(exe.path, kernel, self.name, self.soc, cached=exe.cached)
 
-    def _launch(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> SimResult:
+    def _launch(self, artifact: Artifact, args: list[KernelArg], block_dim: int,
+                trace: Path | None = None) -> SimResult:
         exe = Executable(artifact.path, artifact.kernel, artifact.soc, cached=True)
-        return run_executable(exe, args, block_dim, auto_sync=self.auto_sync, timeout_s=self.timeout_s)
+        return run_executable(exe, args, block_dim, auto_sync=self.auto_sync, timeout_s=self.timeout_s, trace=trace)
 
     @staticmethod
     def _run_result(result: SimResult) -> RunResult:
@@ -40,8 +41,8 @@ class SimBackend(Backend):
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
         return self._run_result(self._launch(artifact, args, block_dim))
 
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> Profile:
-        result = self._launch(artifact, args, block_dim)
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
+        result = self._launch(artifact, args, block_dim, trace)
         blocks = result.report.get("blocks", [])
         slowest = max(blocks, key=lambda b: b["aiv_time_us"]) if blocks else {}
         ratios = {p: float(slowest.get(f"aiv_{p}_ratio", 0.0)) for p in PIPES}

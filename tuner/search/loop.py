@@ -10,7 +10,9 @@ to avoid them and none can become best.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import math
+import shutil
 import signal
 import tempfile
 import threading
@@ -28,7 +30,7 @@ from typing import Any
 import optuna
 import sqlalchemy.exc
 import torch
-from optuna.artifacts import upload_artifact
+from optuna.artifacts import get_all_artifact_meta, upload_artifact
 from optuna.trial import TrialState
 from optuna_dashboard import save_note
 
@@ -541,6 +543,25 @@ class Optimizer:
         except UsageError as exc:
             if "no correct trial" not in str(exc):
                 raise
+            return
+        self._attach_trace()
+
+    def _attach_trace(self) -> None:
+        """The winner's timeline as an artifact of its study (`trace_<variant>_<trial>.json`), once per winner."""
+        trace = self.best_dir / "trace.json"
+        if not trace.exists():
+            return
+        described = json.loads((self.best_dir / "kernel.json").read_text())
+        state = self.states.get(described["variant"])
+        if state is None:
+            return
+        name = f"trace_{described['variant']}_{described['trial']}.json"
+        if any(m.filename == name for m in get_all_artifact_meta(state.study)):
+            return
+        with tempfile.TemporaryDirectory(prefix="tuner-art-") as tmp:
+            path = Path(tmp) / name
+            shutil.copyfile(trace, path)
+            upload_artifact(artifact_store=self.artifacts, file_path=str(path), study_or_trial=state.study)
 
     @property
     def best_dir(self) -> Path:

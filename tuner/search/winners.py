@@ -7,13 +7,16 @@ from pathlib import Path
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from tuner.backends import make_backend
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.ops import get_operator
-from tuner.search.compile_cache import source_hash
+from tuner.ops.base import Operator, to_numpy
+from tuner.search.compile_cache import CompileCache, source_hash
+from tuner.search.evaluate import kernel_args, tiling_bytes
 from tuner.search.export import export_kernel
 from tuner.search.report import eligible
-from tuner.search.space import PROJECT_ROOT, load_space, run_context
+from tuner.search.space import PROJECT_ROOT, Point, SearchSpace, load_space, run_context
 from tuner.search.storage import StudyInfo, run_studies
 from tuner.search.templates import render_kernel
 
@@ -52,8 +55,9 @@ def _trial(storage: optuna.storages.BaseStorage, run: str, ref: str | None) -> t
 
 
 def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, trial: str | None = None,
-                 project: Path = PROJECT_ROOT) -> Path:
-    """Re-render trial `trial` (default: the run's best) and export it to `dest`."""
+                 project: Path = PROJECT_ROOT, with_trace: bool = True) -> Path:
+    """Re-render trial `trial` (default: the run's best) and export it to `dest`, with its simulated
+    timeline as `trace.json` when the run is on the simulator."""
     info, frozen = _trial(storage, run, trial)
     attrs = info.attrs
     op, soc = get_operator(attrs["op"]), get_soc(attrs["soc"])
@@ -69,9 +73,25 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     if recorded and source_hash(source) != recorded:
         raise UsageError(f"the template of variant '{variant.name}' changed since trial {frozen.number} ran; "
                          "its source cannot be reproduced")
-    return export_kernel(
+    written = export_kernel(
         dest, source=source, kernel=space.kernel, args=space.args, tiling=point.tiling,
         tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
         output_shapes=op.output_shapes(shape), dtype=dtype, soc=soc.name, backend=attrs["backend"],
         variant=variant.name, params=dict(frozen.params), time_us=frozen.value,
         time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number)
+    if with_trace and attrs["backend"] == "sim":
+        _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point)
+    return written
+
+
+def _write_trace(path: Path, op: Operator, shape: tuple[int, ...], dtype: str, soc: str, space: SearchSpace,
+                 source: str, point: Point) -> None:
+    """A Chrome-trace timeline of the kernel on input set 0 (Perfetto opens it): where each pipe of each block
+    spends the launch."""
+    backend = make_backend("sim", soc)
+    build = CompileCache(backend).build(source, space.kernel)
+    if build.artifact is None:
+        return
+    inputs = {name: to_numpy(tensor) for name, tensor in op.make_inputs(shape, dtype, 0).items()}
+    args = kernel_args(space, inputs, op.output_shapes(shape), dtype, tiling_bytes(point.tiling))
+    backend.profile(build.artifact, args, point.block_dim, trace=path)
