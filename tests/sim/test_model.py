@@ -5,15 +5,14 @@ Ratios within one run of the model, not absolute times: the model is analytic (s
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.run import SimResult, simulate
+from tuner.sim.validate import KERNELS
 
-STREAM = Path(__file__).resolve().parent / "kernels" / "model" / "stream.cpp"
+STREAM = KERNELS / "stream.cpp"
 
 
 def run(total: int, tile: int, work: int, blocks: int = 1, buffers: int = 2, soc: str = "Ascend910B1") -> SimResult:
