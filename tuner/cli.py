@@ -270,10 +270,10 @@ def show(run: str | None, storage: str | None, runs_dir: Path, as_json: bool) ->
 @main.command("ops")
 def list_ops() -> None:
     """Operators the tuner knows, with their template variants and knobs."""
-    from tuner.ops import OPERATORS
+    from tuner.ops import operators
     from tuner.search.space import load_space
 
-    for name, op in sorted(OPERATORS.items()):
+    for name, op in operators().items():
         click.echo(f"{name}: {op.description} (dtypes: {', '.join(op.dtypes)})")
         space = _run_guarded(lambda name=name: load_space(name))
         for variant in space.variants.values():
