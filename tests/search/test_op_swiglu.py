@@ -1,0 +1,67 @@
+"""swiglu end to end on the simulator: both templates, unaligned and tiny shapes, every dtype, the shape check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+import pytest
+import torch
+
+from tuner.errors import UsageError
+from tuner.ops import get_operator
+from tuner.ops.base import Expected
+from tuner.search.evaluate import INPUT_SETS
+from tuner.search.loop import RunConfig, optimize
+from tuner.search.storage import open_storage, run_studies
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def _measured_variants(config: RunConfig) -> set[str]:
+    storage, _ = open_storage(config.storage, config.runs_dir)
+    variants = set()
+    for info in run_studies(storage, config.run_name)[config.run_name]:
+        if any(t.user_attrs.get("measured") for t in optuna.load_study(study_name=info.name, storage=storage).trials):
+            variants.add(info.variant)
+    return variants
+
+
+@pytest.mark.parametrize(("shape", "dtype", "budget"), [
+    ((16, 256), "float16", 6),   # aligned rows, both variants
+    ((3, 74), "float32", 4),     # h = 37: half-rows not a multiple of 32 bytes
+    ((1, 74), "bfloat16", 4),    # a single row
+    ((4, 512), "bfloat16", 4),   # fewer rows than vector cores
+])
+def test_optimize_finds_a_verified_kernel(tmp_path: Path, shape, dtype, budget):
+    config = RunConfig(op="swiglu", shape=shape, dtype=dtype, budget=budget, runs_dir=tmp_path / "runs", seed=1,
+                       jobs=2)
+    summary = optimize(config)
+    assert summary.best is not None
+    assert summary.best.attrs["verified_sets"] == INPUT_SETS == 3
+    assert summary.baseline is not None and summary.baseline.attrs["role"] == "baseline"
+    if budget > 5:
+        assert _measured_variants(config) == {"rows", "cols"}
+
+
+def test_odd_last_dim_is_a_one_line_usage_error(tmp_path: Path):
+    with pytest.raises(UsageError) as info:
+        optimize(RunConfig(op="swiglu", shape=(4, 75), budget=4, runs_dir=tmp_path / "runs"))
+    assert "even" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_check_rejects_a_wrong_output():
+    op = get_operator("swiglu")
+    assert op.output_shapes((2, 3, 74)) == {"y": (2, 3, 37)}
+    inputs = op.make_inputs((8, 74), "float16", 0)
+    assert torch.equal(inputs["x"], op.make_inputs((8, 74), "float16", 0)["x"])  # reproducible by index
+    assert not torch.equal(inputs["x"], op.make_inputs((8, 74), "float16", 1)["x"])
+    ref = op.reference(inputs)["y"]
+    expected = {"y": Expected.of(ref, "float16")}
+    assert op.check({"y": ref.to(torch.float16)}, inputs, expected).ok
+    wrong = ref.clone()
+    wrong[3, 5] = wrong[3, 5] * 1.1 + 1.0
+    verdict = op.check({"y": wrong.to(torch.float16)}, inputs, expected)
+    assert not verdict.ok and "y" in verdict.detail
+    a = inputs["x"].chunk(2, -1)[0]  # a alone (silu forgotten, b ignored) is wrong too
+    assert not op.check({"y": a.contiguous()}, inputs, expected).ok
