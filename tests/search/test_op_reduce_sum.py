@@ -9,19 +9,10 @@ import torch
 from tuner.ops.base import Expected
 from tuner.ops.reduce_sum import ReduceSum
 from tuner.search.loop import RunConfig, optimize
-from tuner.search.storage import open_storage, run_studies
+
+from .op_runs import measured_variants
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-
-
-def _measured_variants(config: RunConfig) -> set[str]:
-    storage, _ = open_storage(config.storage, config.runs_dir)
-    found = set()
-    for info in run_studies(storage, config.run_name)[config.run_name]:
-        trials = optuna.load_study(study_name=info.name, storage=storage).trials
-        if any(t.user_attrs.get("measured") and t.user_attrs.get("error_class") is None for t in trials):
-            found.add(info.variant)
-    return found
 
 
 @pytest.mark.parametrize("shape,dtype,budget", [
@@ -37,7 +28,7 @@ def test_best_kernel_is_verified(tmp_path, shape, dtype, budget):
     assert summary.best is not None
     assert summary.best.attrs["verified_sets"] == 3
     if shape == (16, 256):
-        assert _measured_variants(config) == {"rows", "split"}
+        assert measured_variants(config, correct_only=True) == {"rows", "split"}
     if shape == (2, 100000):
         assert summary.best.attrs["variant"] == "split"  # rows that long do not fit UB whole
 

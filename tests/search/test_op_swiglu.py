@@ -13,18 +13,10 @@ from tuner.ops import get_operator
 from tuner.ops.base import Expected
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.loop import RunConfig, optimize
-from tuner.search.storage import open_storage, run_studies
+
+from .op_runs import measured_variants
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-
-
-def _measured_variants(config: RunConfig) -> set[str]:
-    storage, _ = open_storage(config.storage, config.runs_dir)
-    variants = set()
-    for info in run_studies(storage, config.run_name)[config.run_name]:
-        if any(t.user_attrs.get("measured") for t in optuna.load_study(study_name=info.name, storage=storage).trials):
-            variants.add(info.variant)
-    return variants
 
 
 @pytest.mark.parametrize(("shape", "dtype", "budget"), [
@@ -41,7 +33,7 @@ def test_optimize_finds_a_verified_kernel(tmp_path: Path, shape, dtype, budget):
     assert summary.best.attrs["verified_sets"] == INPUT_SETS == 3
     assert summary.baseline is not None and summary.baseline.attrs["role"] == "baseline"
     if budget > 5:
-        assert _measured_variants(config) == {"rows", "cols"}
+        assert measured_variants(config) == {"rows", "cols"}
 
 
 def test_odd_last_dim_is_a_one_line_usage_error(tmp_path: Path):
