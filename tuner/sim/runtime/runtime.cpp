@@ -1000,15 +1000,16 @@ void write_report(const Launch& L, const char* path, double task_us) {
     for (size_t i = 0; i < L.results.size(); ++i) {
         const auto& r = L.results[i];
         const double total = std::max(r.timing.time_cycles, 1e-9);
+        const auto& busy = r.timing.busy;
         auto us = [&](double cyc) { return cyc / mhz; };
         fprintf(f,
                 "%s\n    {\"block_id\": %lld, \"aiv_time_us\": %.4f, \"aiv_vec_time_us\": %.4f, "
                 "\"aiv_scalar_time_us\": %.4f, \"aiv_mte2_time_us\": %.4f, \"aiv_mte3_time_us\": %.4f, "
                 "\"aiv_vec_ratio\": %.4f, \"aiv_scalar_ratio\": %.4f, \"aiv_mte2_ratio\": %.4f, "
                 "\"aiv_mte3_ratio\": %.4f, \"gm_to_ub_bytes\": %llu, \"ub_to_gm_bytes\": %llu, \"ub_peak_bytes\": %u}",
-                i ? "," : "", (long long)r.idx, us(r.timing.time_cycles), us(r.timing.busy[1]), us(r.timing.busy[0]), us(r.timing.busy[2]),
-                us(r.timing.busy[3]), std::min(1.0, r.timing.busy[1] / total), std::min(1.0, r.timing.busy[0] / total),
-                std::min(1.0, r.timing.busy[2] / total), std::min(1.0, r.timing.busy[3] / total), (unsigned long long)r.gm_to_ub,
+                i ? "," : "", (long long)r.idx, us(r.timing.time_cycles), us(busy[1]), us(busy[0]), us(busy[2]),
+                us(busy[3]), std::min(1.0, busy[1] / total), std::min(1.0, busy[0] / total),
+                std::min(1.0, busy[2] / total), std::min(1.0, busy[3] / total), (unsigned long long)r.gm_to_ub,
                 (unsigned long long)r.ub_to_gm, r.ub_peak);
         in += r.gm_to_ub;
         out += r.ub_to_gm;

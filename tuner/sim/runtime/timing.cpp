@@ -50,7 +50,9 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
             node[id] = &g.nodes[i];
             block_of[id] = uint32_t(b);
             waiting[id] = g.nodes[i].n_preds;
-            for (uint32_t k = 0; k < g.nodes[i].n_preds; ++k) ++succ_start[offset[b] + g.preds[g.nodes[i].first_pred + k] + 1];
+            for (uint32_t k = 0; k < g.nodes[i].n_preds; ++k) {
+                ++succ_start[offset[b] + g.preds[g.nodes[i].first_pred + k] + 1];
+            }
         }
     }
     for (uint32_t i = 0; i < total; ++i) succ_start[i + 1] += succ_start[i];
