@@ -1,0 +1,58 @@
+"""rmsnorm end to end on the simulator: unaligned, single-row and fewer-rows-than-cores shapes, every dtype,
+the reference against torch, and the check rejecting wrong outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+import pytest
+import torch
+
+from tuner.ops import get_operator
+from tuner.ops.base import Expected
+from tuner.search.evaluate import INPUT_SETS
+from tuner.search.loop import RunConfig, optimize
+
+from .op_runs import measured_variants
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+@pytest.mark.parametrize(("shape", "dtype", "budget"), [
+    ((16, 256), "float16", 6),   # aligned rows
+    ((3, 37), "float32", 4),     # rows not a multiple of 32 bytes
+    ((1, 1000), "bfloat16", 4),  # a single row
+    ((5, 300), "float16", 4),    # fewer rows than vector cores, unaligned
+])
+def test_optimize_finds_a_verified_kernel(tmp_path: Path, shape, dtype, budget):
+    config = RunConfig(op="rmsnorm", shape=shape, dtype=dtype, budget=budget, runs_dir=tmp_path / "runs", seed=1,
+                       jobs=2)
+    summary = optimize(config)
+    assert summary.best is not None
+    assert summary.best.attrs["verified_sets"] == INPUT_SETS == 3
+    assert summary.baseline is not None and summary.baseline.attrs["role"] == "baseline"
+    assert measured_variants(config, correct_only=True) == {"rows"}
+
+
+def test_reference_matches_torch_and_check_rejects_a_wrong_output():
+    op = get_operator("rmsnorm")
+    inputs = op.make_inputs((8, 37), "float16", 0)
+    assert torch.equal(inputs["x"], op.make_inputs((8, 37), "float16", 0)["x"])  # reproducible by index
+    assert not torch.equal(inputs["x"], op.make_inputs((8, 37), "float16", 1)["x"])
+    assert inputs["gamma"].shape == (37,)
+    ref = op.reference(inputs)["y"]
+    x, gamma, eps = inputs["x"].double(), inputs["gamma"].double(), op.options["eps"]
+    if hasattr(torch.nn.functional, "rms_norm"):
+        want = torch.nn.functional.rms_norm(x, (37,), gamma, eps)
+    else:
+        want = x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps) * gamma
+    torch.testing.assert_close(ref, want, rtol=1e-12, atol=1e-12)
+    expected = {"y": Expected.of(ref, "float16")}
+    assert op.check({"y": ref.to(torch.float16)}, inputs, expected).ok
+    wrong = ref.clone()
+    wrong[3, 5] = wrong[3, 5] * 1.1 + 1.0
+    verdict = op.check({"y": wrong.to(torch.float16)}, inputs, expected)
+    assert not verdict.ok and "y" in verdict.detail
+    no_gamma = x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)  # gamma forgotten
+    assert not op.check({"y": no_gamma.to(torch.float16)}, inputs, expected).ok
