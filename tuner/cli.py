@@ -183,12 +183,14 @@ def _print_run(summary, as_json: bool) -> None:
 @click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path),
               help="Where the database, artifacts and exported kernels go.")
 @click.option("--run", "run_name", help="Name of the run (default: op-shape-dtype-soc-backend).")
+@click.option("--option", "option_specs", multiple=True, metavar="NAME=VALUE",
+              help="An option of the operator itself (e.g. eps=1e-5 for the normalizations); repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout and nothing else.")
 @click.option("--prepare", is_flag=True,
               help="Only create the run's studies (before starting several workers on one storage).")
 def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: int, sampler: str, seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
-             as_json: bool, prepare: bool) -> None:
+             option_specs: tuple[str, ...], as_json: bool, prepare: bool) -> None:
     """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest."""
     import optuna
 
@@ -199,9 +201,15 @@ def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: in
     optuna.logging.set_verbosity(optuna.logging.WARNING)
 
     def go():
+        options = {}
+        for spec in option_specs:
+            name, sep, value = spec.partition("=")
+            if not sep or not name.strip():
+                raise UsageError(f"--option '{spec}': expected NAME=VALUE")
+            options[name.strip()] = value.strip()
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=soc, backend=backend, budget=budget,
                            sampler=sampler, seed=seed, jobs=jobs, time_limit_s=time_limit, storage=storage,
-                           runs_dir=runs_dir, run=run_name)
+                           runs_dir=runs_dir, run=run_name, options=options)
         if prepare:
             return Optimizer(config).prepare()
         with progress_bar(_stderr_console(), budget) as update:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -130,6 +132,34 @@ class Operator(ABC):
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     dtypes: tuple[str, ...] = ("float16", "float32", "bfloat16")
+    # Options of the operator itself (not knobs): name -> default; a run fixes their values (`--option`).
+    options: dict[str, float | str] = {}
+
+    def __init__(self) -> None:
+        self.opts: dict[str, float | str] = dict(self.options)
+
+    def with_options(self, given: Mapping[str, str | float]) -> Operator:
+        """A copy of this operator with the given option values (strings from the command line are parsed
+        as the default's type); UsageError for an unknown option or a value of the wrong kind."""
+        bound = copy.copy(self)
+        bound.opts = dict(self.options)
+        for name, raw in given.items():
+            if name not in self.options:
+                known = ", ".join(self.options) or "none"
+                raise UsageError(f"{self.name} has no option '{name}' (options: {known})")
+            default = self.options[name]
+            if isinstance(default, float):
+                try:
+                    bound.opts[name] = float(raw)
+                except ValueError:
+                    raise UsageError(f"option {name}={raw}: not a number") from None
+            else:
+                bound.opts[name] = str(raw)
+        return bound
+
+    def changed_options(self) -> dict[str, float | str]:
+        """The options whose value differs from the default (they become part of the run's name)."""
+        return {k: v for k, v in self.opts.items() if v != self.options[k]}
 
     def check_dtype(self, dtype: str) -> None:
         if dtype not in self.dtypes:

@@ -90,7 +90,7 @@ class Evaluator:
     def render(self, params: Mapping[str, Any]) -> str:
         return render_kernel(self.variant.template, kernel=self.space.kernel, dtype=self.inputs.dtype,
                              struct=self.space.tiling_struct, tiling_fields=self._fields,
-                             structural=self.variant.structural(params))
+                             structural=self.variant.structural(params), options=self.inputs.op.opts)
 
     def _outputs(self, run: RunResult) -> dict[str, torch.Tensor]:
         names = [a.tensor or a.name for a in self.space.args if a.kind == "out"]

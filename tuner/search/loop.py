@@ -80,12 +80,18 @@ class RunConfig:
     storage: str | None = None
     runs_dir: Path = DEFAULT_RUNS_DIR
     run: str | None = None
+    options: dict[str, str] = field(default_factory=dict)  # the operator's own options (--option NAME=VALUE)
     patience: int = PATIENCE_ASKS
     project: Path = PROJECT_ROOT  # where search_spaces/ and templates/ are read from
 
     @property
     def run_name(self) -> str:
-        return self.run or f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}"
+        """`op-shape-dtype-soc-backend`, with any option that differs from its default appended."""
+        if self.run:
+            return self.run
+        changed = get_operator(self.op).with_options(self.options).changed_options()
+        suffix = "".join(f"-{name}={value}" for name, value in sorted(changed.items()))
+        return f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}{suffix}"
 
 
 @dataclass
@@ -173,7 +179,7 @@ class Optimizer:
             raise UsageError(f"--jobs must be at least 1 (got {config.jobs})")
         self.config = config
         self.on_progress = on_progress
-        self.op = get_operator(config.op)
+        self.op = get_operator(config.op).with_options(config.options)
         self.op.check_dtype(config.dtype)
         self.op.check_shape(config.shape)
         try:
@@ -222,7 +228,7 @@ class Optimizer:
         if "run_id" not in study.user_attrs:
             attrs = {"run_id": self.run_name, "op": self.op.name, "shape": list(self.config.shape),
                      "dtype": self.config.dtype, "soc": self.soc.name, "backend": self.backend.name,
-                     "variant": variant.name, "objective": "time_us",
+                     "variant": variant.name, "options": self.op.opts, "objective": "time_us",
                      "provenance": _provenance(self.config, self.backend.version)}
             for key, value in attrs.items():
                 study.set_user_attr(key, value)

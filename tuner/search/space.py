@@ -240,8 +240,9 @@ class SearchSpace:
 
 
 def run_context(op: Any, shape: tuple[int, ...], dtype: str, soc: Any) -> dict[str, Any]:
-    """The names a run's expressions see: the operator's view of the shape, the dtype, and SoC limits."""
+    """The names a run's expressions see: the operator's view of the shape, the dtype, its options, SoC limits."""
     context = dict(op.context(shape, dtype))
+    context.update(op.opts)
     context.update(vector_cores=int(soc.vector_cores.value), ub_bytes=soc.usable_ub_bytes(8), soc_family=soc.family)
     return context
 

@@ -68,10 +68,10 @@ def render_text(text: str, name: str, variables: Mapping[str, Any]) -> str:
 
 
 def render_kernel(template: Path, *, kernel: str, dtype: str, struct: str, tiling_fields: list[str] | tuple[str, ...],
-                  structural: Mapping[str, Any]) -> str:
-    """The Ascend C source of one variant for a dtype and its structural knob values."""
+                  structural: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
+    """The Ascend C source of one variant for a dtype, the operator's options and its structural knob values."""
     if not template.is_file():
         raise TemplateError(f"{template}: template file does not exist")
     variables = {"kernel_name": kernel, "T": C_TYPES[dtype], "dtype": dtype,
-                 "tiling_struct": tiling_struct_source(struct, tiling_fields), **structural}
+                 "tiling_struct": tiling_struct_source(struct, tiling_fields), **(options or {}), **structural}
     return render_text(template.read_text(), str(template), variables)

@@ -60,7 +60,7 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     timeline as `trace.json` when the run is on the simulator."""
     info, frozen = _trial(storage, run, trial)
     attrs = info.attrs
-    op, soc = get_operator(attrs["op"]), get_soc(attrs["soc"])
+    op, soc = get_operator(attrs["op"]).with_options(attrs.get("options", {})), get_soc(attrs["soc"])
     shape, dtype = tuple(attrs["shape"]), attrs["dtype"]
     space = load_space(op.name, project)
     variant = space.variant(info.variant)
@@ -68,7 +68,7 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     point = variant.evaluate(frozen.params, context)
     source = render_kernel(variant.template, kernel=space.kernel, dtype=dtype, struct=space.tiling_struct,
                            tiling_fields=[name for name, _ in variant.tiling],
-                           structural=variant.structural(frozen.params))
+                           structural=variant.structural(frozen.params), options=op.opts)
     recorded = frozen.user_attrs.get("source_hash")
     if recorded and source_hash(source) != recorded:
         raise UsageError(f"the template of variant '{variant.name}' changed since trial {frozen.number} ran; "
