@@ -40,3 +40,11 @@ def test_options_reach_the_template(tmp_path: Path):
     text = render_kernel(template, kernel="k", dtype="float32", struct="S", tiling_fields=[], structural={},
                          options=OptionedSoftmax().with_options({"eps": "1e-5"}).opts)
     assert text == "constexpr float EPS = 1e-05f;\n"
+
+
+def test_an_option_off_its_default_names_a_different_run():
+    from tuner.search.loop import RunConfig
+
+    assert RunConfig(op="rmsnorm").run_name == "rmsnorm-4096x4096-float16-Ascend910B2-sim"
+    assert RunConfig(op="rmsnorm", options={"eps": "1e-5"}).run_name == \
+        "rmsnorm-4096x4096-float16-Ascend910B2-sim-eps=1e-05"

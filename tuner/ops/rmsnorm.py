@@ -21,9 +21,8 @@ class RmsNorm(Operator):
     options = {"eps": 1e-6}
 
     def eps(self) -> float:
-        """The run's eps (the option's default before options are bound)."""
-        opts = getattr(self, "opts", None) or {}
-        return float(opts.get("eps", self.options["eps"]))
+        """The run's eps."""
+        return float(self.opts["eps"])
 
     def check_shape(self, shape: tuple[int, ...]) -> None:
         if math.prod(shape) > MAX_ELEMENTS:
