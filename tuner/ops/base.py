@@ -181,6 +181,10 @@ class Operator(ABC):
     def reference(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The outputs, computed in float64 by torch."""
 
+    def input_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        """Shape of every input for a run of `shape` (all of it by default; e.g. a norm's gamma is (cols,))."""
+        return {name: shape for name in self.inputs}
+
     def output_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         return {name: shape for name in self.outputs}
 

@@ -24,6 +24,9 @@ class RmsNorm(Operator):
         """The run's eps."""
         return float(self.opts["eps"])
 
+    def input_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        return {"x": shape, "gamma": (shape[-1],)}
+
     def check_shape(self, shape: tuple[int, ...]) -> None:
         if math.prod(shape) > MAX_ELEMENTS:
             raise UnsupportedShapeError(f"rmsnorm: {math.prod(shape)} elements exceed the {MAX_ELEMENTS} that "

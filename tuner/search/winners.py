@@ -76,7 +76,8 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     written = export_kernel(
         dest, source=source, kernel=space.kernel, args=space.args, tiling=point.tiling,
         tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
-        output_shapes=op.output_shapes(shape), dtype=dtype, soc=soc.name, backend=attrs["backend"],
+        output_shapes=op.output_shapes(shape), input_shapes=op.input_shapes(shape), dtype=dtype, soc=soc.name,
+        backend=attrs["backend"],
         variant=variant.name, params=dict(frozen.params), time_us=frozen.value,
         time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number)
     if with_trace and attrs["backend"] == "sim":
