@@ -24,6 +24,7 @@ RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5}
 # Spacing of the smallest subnormals: below it, a correctly rounded result has no relative accuracy left.
 TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149}
 MAX_DIMS = 8
+MAX_ELEMENTS = 2**31 - 1  # tiling fields are uint32 element counts
 
 
 class UnsupportedShapeError(UsageError):
@@ -165,13 +166,17 @@ class Operator(ABC):
         if dtype not in self.dtypes:
             raise UsageError(f"{self.name} does not support dtype '{dtype}' (supported: {', '.join(self.dtypes)})")
 
-    @abstractmethod
     def check_shape(self, shape: tuple[int, ...]) -> None:
-        """Raise UnsupportedShapeError naming why the operator cannot serve `shape`."""
+        """Raise UnsupportedShapeError naming why the operator cannot serve `shape`; operators with limits of
+        their own extend this one, which every kernel shares: tiling fields are uint32 element counts."""
+        if math.prod(shape) > MAX_ELEMENTS:
+            raise UnsupportedShapeError(f"{self.name}: {math.prod(shape)} elements exceed the {MAX_ELEMENTS} that "
+                                        "32-bit tiling fields address")
 
-    @abstractmethod
     def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
-        """Names the search space's expressions see for this shape and dtype (e.g. rows, cols)."""
+        """Names the search space's expressions see for this shape and dtype: by default the last-axis view,
+        `rows` x `cols`."""
+        return {"rows": math.prod(shape[:-1]), "cols": shape[-1], "dtype": dtype, "dtype_bytes": DTYPE_BYTES[dtype]}
 
     @abstractmethod
     def make_inputs(self, shape: tuple[int, ...], dtype: str, index: int) -> dict[str, torch.Tensor]:

@@ -6,9 +6,7 @@ import math
 
 import torch
 
-from tuner.ops.base import DTYPE_BYTES, DTYPES, TINY, Check, Expected, Operator, UnsupportedShapeError, compare
-
-MAX_ELEMENTS = 2**31 - 1  # tiling fields are uint32 element counts
+from tuner.ops.base import DTYPE_BYTES, DTYPES, TINY, Check, Expected, Operator, compare
 
 
 class ReduceSum(Operator):
@@ -18,14 +16,6 @@ class ReduceSum(Operator):
     description = "sum over the last axis"
     inputs = ("x",)
     outputs = ("y",)
-
-    def check_shape(self, shape: tuple[int, ...]) -> None:
-        if math.prod(shape) > MAX_ELEMENTS:
-            raise UnsupportedShapeError(f"reduce_sum: {math.prod(shape)} elements exceed the {MAX_ELEMENTS} that "
-                                        "32-bit tiling fields address")
-
-    def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
-        return {"rows": math.prod(shape[:-1]), "cols": shape[-1], "dtype": dtype, "dtype_bytes": DTYPE_BYTES[dtype]}
 
     def output_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         return {"y": tuple(shape[:-1]) or (1,)}

@@ -8,8 +8,6 @@ import torch
 
 from tuner.ops.base import DTYPE_BYTES, DTYPES, Operator, UnsupportedShapeError
 
-MAX_ELEMENTS = 2**31 - 1  # tiling fields are uint32 element counts
-
 
 class Swiglu(Operator):
     """a, b = x.chunk(2, -1); y = silu(a) * b with silu(a) = a / (1 + exp(-a)); x is (..., 2h), y is (..., h)."""
@@ -23,9 +21,7 @@ class Swiglu(Operator):
         if shape[-1] % 2:
             raise UnsupportedShapeError(f"swiglu: the last dimension ({shape[-1]}) must be even, "
                                         "since x splits into two halves a and b")
-        if math.prod(shape) > MAX_ELEMENTS:
-            raise UnsupportedShapeError(f"swiglu: {math.prod(shape)} elements exceed the {MAX_ELEMENTS} that "
-                                        "32-bit tiling fields address")
+        super().check_shape(shape)
 
     def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
         return {"rows": math.prod(shape[:-1]), "h": shape[-1] // 2, "cols": shape[-1], "dtype": dtype,
