@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import optuna
 
-from tuner.search.loop import RunConfig
+from tuner.search.evaluate import INPUT_SETS
+from tuner.search.loop import RunConfig, optimize
+from tuner.search.report import RunSummary
 from tuner.search.storage import open_storage, run_studies
+
+
+def verified_run(config: RunConfig) -> RunSummary:
+    """Run `config` and check what every operator's run must give: a baseline that ran correctly, and a best
+    kernel checked on all input sets."""
+    summary = optimize(config)
+    assert summary.best is not None
+    assert summary.best.attrs["verified_sets"] == INPUT_SETS == 3
+    assert summary.baseline is not None and summary.baseline.attrs["role"] == "baseline"
+    return summary
 
 
 def measured_variants(config: RunConfig, *, correct_only: bool = False) -> set[str]:
