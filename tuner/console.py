@@ -35,7 +35,8 @@ def progress_bar(console: Console, budget: int) -> Iterator:
             bar.start()
         pruned = " ".join(f"{k}:{v}" for k, v in sorted(p.pruned.items()))
         counts = f"ok {p.feasible} | pruned {pruned or 0} | builds {p.builds} (cached {p.build_hits})"
-        bar.update(task, completed=min(p.used, p.budget), best=_us(p.best_us), counts=counts)
+        best = f"{_us(p.best_us)} ({p.time_source.split(',')[0]})" if p.best_us is not None else "-"
+        bar.update(task, completed=min(p.used, p.budget), best=best, counts=counts)
 
     try:
         yield update
