@@ -312,6 +312,71 @@ def export(run: str, dest: Path, trial: str | None, storage: str | None, runs_di
 
 
 @main.command()
+@click.option("--ops", "ops_list", help="Comma-separated operators to run (default: every case of the suite).")
+@click.option("--budget", default=40, show_default=True, type=int, help="Measured trials per case.")
+@click.option("--soc", default="Ascend910B2", show_default=True, help="SoC to tune for.")
+@click.option("--backend", default="sim", show_default=True, help="sim (CPU simulator) or npu.")
+@click.option("--jobs", default=2, show_default=True, type=int, help="Candidates built and run in parallel.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the samplers.")
+@click.option("--suite", type=click.Path(path_type=Path, dir_okay=False),
+              help="A suite file of your own (default: the packaged tuner/data/bench_suite.yaml).")
+@click.option("--storage", help=_STORAGE_HELP)
+@click.option("--runs-dir", default="runs/bench", show_default=True, type=click.Path(path_type=Path),
+              help="Where the bench's runs are kept; re-running resumes them (delete it to start afresh).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout and nothing else.")
+@click.option("--report", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the table as Markdown: a new file, or the generated section of an existing one.")
+def bench(ops_list: str | None, budget: int, soc: str, backend: str, jobs: int, seed: int, suite: Path | None,
+          storage: str | None, runs_dir: Path, as_json: bool, report: Path | None) -> None:
+    """Tune the fixed suite of operator cases; report success rate and geometric-mean speedup."""
+    import optuna
+    from rich.console import Console
+
+    from tuner.console import bench_table, progress_bar
+    from tuner.search import bench as suite_bench
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    err = _stderr_console()
+
+    def load():
+        if budget < 1:
+            raise UsageError("--budget must be at least 1")
+        if suite is not None and not suite.is_file():
+            raise UsageError(f"no suite file {suite}")
+        cases = suite_bench.load_suite(suite.read_text() if suite else None)
+        names = [name.strip() for name in (ops_list or "").split(",") if name.strip()]
+        return suite_bench.select(cases, names)
+
+    cases = _run_guarded(load)
+    config = suite_bench.BenchConfig(cases=cases, budget=budget, soc=soc, backend=backend, jobs=jobs, seed=seed,
+                                     storage=storage, runs_dir=runs_dir)
+    position = iter(range(1, len(cases) + 1))
+
+    def progress(case):
+        return progress_bar(err, budget, label=f"[{next(position)}/{len(cases)}] {case.label}")
+
+    def done(result) -> None:
+        verdict = f"{result.speedup:.2f}x" if result.speedup else ("correct" if result.correct else result.why_not)
+        err.print(f"  {result.case.label}: {verdict} ({result.trials} trials, {result.seconds:.0f} s)",
+                  highlight=False)
+
+    try:
+        result = _run_guarded(lambda: suite_bench.run_bench(config, progress, done))
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPTED)
+    if report is not None:
+        command = " ".join(["tuner bench", *([f"--ops {ops_list}"] if ops_list else []), f"--budget {budget}",
+                            f"--soc {result.soc}", f"--report {report}"])
+        _run_guarded(lambda: suite_bench.write_report(report, suite_bench.markdown_report(result, command)))
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        Console().print(bench_table(result))
+    if result.interrupted:
+        sys.exit(EXIT_INTERRUPTED)
+
+
+@main.command()
 @click.option("--storage", help=_STORAGE_HELP)
 @click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True)
@@ -330,6 +395,7 @@ def dashboard(storage: str | None, runs_dir: Path, host: str, port: int) -> None
         _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}", EXIT_USAGE)
     except KeyboardInterrupt:
         sys.exit(0)
+
 
 if __name__ == "__main__":
     main()

@@ -6,9 +6,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tuner.search.bench import BenchResult
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.loop import Progress as LoopProgress
 from tuner.search.report import RunSummary
@@ -23,9 +25,9 @@ def _params(params: dict | None) -> str:
 
 
 @contextmanager
-def progress_bar(console: Console, budget: int) -> Iterator:
+def progress_bar(console: Console, budget: int, label: str = "trials") -> Iterator:
     """A progress bar on stderr; yields the callback the loop calls after each event."""
-    bar = Progress(TextColumn("[bold]trials"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+    bar = Progress(TextColumn(f"[bold]{escape(label)}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                    TextColumn("best {task.fields[best]}"), TextColumn("{task.fields[counts]}"),
                    TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
     task = bar.add_task("trials", total=budget, best="-", counts="")
@@ -100,4 +102,30 @@ def runs_table(rows: list[tuple[str, int, float | None, str]]) -> Table:
         table.add_column(column)
     for run, trials, best, source in rows:
         table.add_row(run, str(trials), _us(best), source)
+    return table
+
+
+def bench_table(result: BenchResult) -> Table:
+    """The bench's cases, then its headline numbers, with where the times came from and why cases failed."""
+    correct = sum(c.correct for c in result.cases)
+    geomean = f"{result.geomean_speedup:.2f}x" if result.geomean_speedup is not None else "-"
+    table = Table(title=f"tuner bench on {result.soc} ({result.backend}), budget {result.budget}",
+                  title_justify="left")
+    for column in ("case", "correct", "baseline", "best", "speedup", "roofline", "trials", "s"):
+        table.add_column(column, justify="left" if column in ("case", "correct") else "right")
+    notes = []
+    for c in result.cases:
+        if not c.correct:
+            notes.append(f"{c.case.label}: {c.why_not}")
+        table.add_row(escape(c.case.label), "yes" if c.correct else f"[red]no ({len(notes)})[/red]",
+                      _us(c.baseline_us), _us(c.best_us), f"{c.speedup:.2f}x" if c.speedup else "-",
+                      f"{c.roofline_pct:.1f}%" if c.roofline_pct is not None else "-", str(c.trials),
+                      f"{c.seconds:.0f}")
+    lines = [f"success rate {correct}/{len(result.cases)} ({100 * result.success_rate:.0f}%), geometric-mean "
+             f"speedup {geomean} over the expert baselines; times {result.time_source}"]
+    if result.interrupted:
+        lines.append(f"interrupted after {len(result.cases)} of {result.planned} cases")
+    lines += [f"({n}) {escape(note)}" for n, note in enumerate(notes, 1)]
+    table.caption = "\n".join(lines)
+    table.caption_justify = "left"
     return table

@@ -6,7 +6,7 @@ from tuner.backends.base import Artifact, Backend, Profile, RunResult
 from tuner.backends.sim import SimBackend
 from tuner.errors import UsageError
 
-__all__ = ["Artifact", "Backend", "Profile", "RunResult", "SimBackend", "make_backend"]
+__all__ = ["Artifact", "Backend", "Profile", "RunResult", "SimBackend", "make_backend", "time_source"]
 BACKENDS = ("sim", "npu")
 
 
@@ -17,3 +17,8 @@ def make_backend(name: str, soc: str) -> Backend:
     if name == "npu":
         raise UsageError("the npu backend is not available yet (it needs CANN and torch_npu); use --backend sim")
     raise UsageError(f"unknown backend '{name}' (known: {', '.join(BACKENDS)})")
+
+
+def time_source(backend: str, soc: str) -> str:
+    """Where a backend's times come from, as every printed number says it: a model or a measurement."""
+    return f"simulated, {soc} model" if backend == "sim" else f"measured on {soc}"

@@ -34,7 +34,7 @@ from optuna.artifacts import get_all_artifact_meta, upload_artifact
 from optuna.trial import TrialState
 from optuna_dashboard import save_note
 
-from tuner.backends import make_backend
+from tuner.backends import make_backend, time_source
 from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
 from tuner.errors import TunerError, UsageError
 from tuner.ops import get_operator
@@ -307,7 +307,7 @@ class Optimizer:
 
     @property
     def time_source(self) -> str:
-        return f"simulated, {self.soc.name} model" if self.backend.name == "sim" else f"measured on {self.soc.name}"
+        return time_source(self.backend.name, self.soc.name)
 
     def _choose(self) -> _VariantState | None:
         """The variant to ask next: each gets a few trials, then UCB on best-so-far relative to the run's best."""
