@@ -118,6 +118,8 @@ def test_small_suite_end_to_end(tmp_path: Path):
     again = run_bench(config)  # resumes: the runs already hold their budget
     assert all(c.resumed for c in again.cases if c.correct)
     assert [c.best_us for c in again.cases] == [c.best_us for c in result.cases]
+    for first, second in zip(result.cases[:2], again.cases[:2], strict=True):
+        assert second.seconds >= first.seconds  # the seconds the case cost, not the moment to read it back
 
     report = markdown_report(result, "tuner bench --suite small.yaml")
     assert report.startswith(REPORT_BEGIN) and report.endswith(REPORT_END)

@@ -23,10 +23,12 @@ from tuner.ops.base import UnsupportedShapeError, shape_text
 from tuner.search.loop import Interrupted, Progress, RunConfig, optimize
 from tuner.search.report import RunSummary
 from tuner.search.space import SpaceError
+from tuner.search.storage import open_storage, run_studies
 from tuner.search.templates import TemplateError
 
 DEFAULT_BUDGET = 40
 BENCH_RUNS_DIR = Path("runs/bench")
+SECONDS_ATTR = "bench_seconds"
 REPORT_BEGIN = "<!-- tuner bench: begin (generated; regenerate with the command below) -->"
 REPORT_END = "<!-- tuner bench: end -->"
 
@@ -207,13 +209,27 @@ def run_case(config: BenchConfig, case: BenchCase,
     except (UnsupportedShapeError, TemplateError, SpaceError) as exc:
         return CaseResult(case, run_config.run_name, False, f"refused: {exc}", None, None, None, None, None, None,
                           0, time.monotonic() - started, False)
-    return _from_summary(case, summary, time.monotonic() - started, summary.already_finished)
+    seconds = _add_seconds(config, summary.run, time.monotonic() - started)
+    return _from_summary(case, summary, seconds, summary.already_finished)
+
+
+def _add_seconds(config: BenchConfig, run: str, seconds: float) -> float:
+    """Wall seconds spent tuning the case over every bench invocation, kept on the run's first study, so a
+    resumed bench reports what the case cost rather than the moment it took to read it back."""
+    storage, _ = open_storage(config.storage, config.runs_dir)
+    infos = run_studies(storage, run).get(run, [])
+    if not infos:
+        return seconds
+    total = float(infos[0].attrs.get(SECONDS_ATTR, 0.0)) + seconds
+    storage.set_study_user_attr(storage.get_study_id_from_name(infos[0].name), SECONDS_ATTR, total)
+    return total
 
 
 def run_bench(config: BenchConfig, progress: ProgressFactory | None = None,
               on_case: Callable[[CaseResult], None] | None = None) -> BenchResult:
-    """Run every case of `config` in order. Ctrl-C ends the bench with the cases finished so far (the running
-    case's trials are kept in its run, as for `tuner optimize`); `interrupted` says so."""
+    """Run every case of `config` in order. Ctrl-C ends the bench with the cases finished so far, plus the
+    running case as far as it got if its search had started (its trials stay in its run, as for
+    `tuner optimize`); `interrupted` says so."""
     try:
         soc = get_soc(config.soc).name
     except UnknownSocError as exc:
@@ -226,6 +242,9 @@ def run_bench(config: BenchConfig, progress: ProgressFactory | None = None,
                 outcome = run_case(config, case, update)
         except Interrupted as exc:
             result.cases.append(_from_summary(case, exc.summary, 0.0, False))
+            result.interrupted = True
+            break
+        except KeyboardInterrupt:  # before the case's search started (inputs, references) or after it ended
             result.interrupted = True
             break
         result.cases.append(outcome)
