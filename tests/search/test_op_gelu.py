@@ -17,6 +17,7 @@ from tuner.ops import get_operator
 from tuner.ops.base import Expected
 from tuner.search.evaluate import kernel_args, tiling_bytes
 from tuner.search.loop import RunConfig
+from tuner.search.roofline import roofline
 from tuner.search.space import load_space, run_context
 from tuner.search.templates import render_kernel
 
@@ -37,7 +38,9 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 def test_optimize_finds_a_verified_kernel(tmp_path: Path, shape, dtype, approximate, budget):
     config = RunConfig(op="gelu", shape=shape, dtype=dtype, budget=budget, runs_dir=tmp_path / "runs", seed=1,
                        options={"approximate": approximate})
-    verified_run(config)
+    summary = verified_run(config)
+    op = get_operator("gelu").with_options({"approximate": approximate})
+    assert summary.roofline_us == pytest.approx(roofline(op, shape, dtype, get_soc("Ascend910B2")).bound_us)
     if budget > 5:
         assert measured_variants(config, correct_only=True) == {"contiguous", "interleaved"}
 

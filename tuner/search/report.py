@@ -142,7 +142,7 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
             winner = min(eligible_here, key=lambda t: t.value)
             if best is None or winner.value < best.value:
                 best = _row(info.name, info.variant, winner)
-    bound = roofline(get_operator(op), shape, dtype, get_soc(soc)).bound_us
+    bound = roofline(get_operator(op).with_options(first.get("options", {})), shape, dtype, get_soc(soc)).bound_us
     best_dir = runs_dir / run / "best"
     return RunSummary(
         run=run, storage=storage_url, studies=[i.name for i in infos], op=op, shape=list(shape), dtype=dtype,
