@@ -283,6 +283,8 @@ def list_ops() -> None:
 
     for name, op in operators().items():
         click.echo(f"{name}: {op.description} (dtypes: {', '.join(op.dtypes)})")
+        if op.options:
+            click.echo("  options: " + ", ".join(f"{k}={v}" for k, v in op.options.items()) + " (--option NAME=VALUE)")
         space = _run_guarded(lambda name=name: load_space(name))
         for variant in space.variants.values():
             structural = set(variant.structural_knobs)

@@ -69,10 +69,11 @@ def test_storage_problems_are_one_line_errors(tmp_path):
                     "cannot open storage")
 
 
-def test_ops_lists_softmax_and_its_variants(tmp_path):
+def test_ops_lists_operators_their_variants_and_options(tmp_path):
     proc = tuner("ops", cwd=tmp_path)
     assert proc.returncode == 0
     assert "softmax:" in proc.stdout and "  rows:" in proc.stdout and "  split:" in proc.stdout
+    assert "  options: approximate=none (--option NAME=VALUE)" in proc.stdout  # gelu's own option
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ class AddRmsNorm(Operator):
     """
 
     name = "add_rmsnorm"
-    description = "Add + RMSNorm: s = x + residual, y = s / sqrt(mean(s^2) + eps) * gamma; outputs y and s"
+    description = "Add + RMSNorm: x_sum = x + residual, y = x_sum / sqrt(mean(x_sum^2) + eps) * gamma"
     inputs = ("x", "residual", "gamma")
     outputs = ("y", "x_sum")
     options = {"eps": 1e-6}
