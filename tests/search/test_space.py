@@ -113,3 +113,18 @@ def test_expression_errors_name_the_variant():
     broken = parse_space(SPACE.replace('"buffers * tile * cols * 4"', '"buffers * nope"'), Path("toy.yaml"))
     with pytest.raises(SpaceError, match="variant 'plain'.*unknown name 'nope'"):
         broken.variant("plain").evaluate({"block_dim": 1, "tile": 8, "buffers": 1, "copy": "data_copy"}, CONTEXT)
+
+
+def test_an_empty_space_names_the_constraints_that_between_them_rule_out_every_point():
+    from tuner.data.socs import get_soc
+    from tuner.ops import get_operator
+    from tuner.search.space import load_space, run_context
+
+    context = run_context(get_operator("softmax"), (3, 1001), "float16", get_soc("Ascend310P3"))
+    rows = load_space("softmax").variant("rows")
+    assert not rows.feasible_points(context)
+    why = rows.why_empty(context)
+    # neither alone rules out every point: unaligned rows need DataCopyPad, which 310P lacks
+    assert "unaligned rows need DataCopyPad" in why and "DataCopyPad does not exist on 310P" in why
+    aligned = run_context(get_operator("softmax"), (3, 1024), "float16", get_soc("Ascend310P3"))
+    assert rows.feasible_points(aligned)

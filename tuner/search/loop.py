@@ -247,9 +247,7 @@ class Optimizer:
         for variant in self.space.variants.values():
             points = variant.feasible_points(self.context)
             if not points:
-                reasons = sorted({variant.evaluate(p, self.context).why_infeasible()
-                                  for p in variant.points(self.context)})
-                self.skipped[variant.name] = reasons[0] if reasons else "its space is empty"
+                self.skipped[variant.name] = variant.why_empty(self.context)
                 continue
             evaluator = Evaluator(self.space, variant, self.backend, self.cache, inputs, self.context)
             evaluator.render(points[0])  # a template that does not render stops the run here, with file:line

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,6 +159,18 @@ class Variant:
         if self.size(context) > ENUMERATION_LIMIT:
             raise SpaceError(f"variant '{self.name}' has {self.size(context)} points, too many to enumerate")
         return [p for p in self.points(context) if self.evaluate(p, context).feasible]
+
+    def why_empty(self, context: Mapping[str, Any]) -> str:
+        """Why no point is feasible in `context`: a few constraints that between them rule out every point
+        (a greedy cover), so that e.g. "unaligned rows need DataCopyPad" comes with "no DataCopyPad on 310P"."""
+        uncovered = [set(self.evaluate(p, context).violated) for p in self.points(context)]
+        chosen: list[Constraint] = []
+        while uncovered:
+            counts = Counter(c for violated in uncovered for c in violated)
+            best = max(counts, key=lambda c: (counts[c], -self.constraints.index(c)))
+            chosen.append(best)
+            uncovered = [violated for violated in uncovered if best not in violated]
+        return "; ".join(f"{c.why} ({c.expr})" for c in chosen) or "its space is empty"
 
     def nearest(self, params: Mapping[str, Any], candidates: list[dict[str, Any]],
                 context: Mapping[str, Any]) -> dict[str, Any] | None:
