@@ -31,3 +31,13 @@ def test_render_kernel_passes_type_name_and_structural_knobs(tmp_path: Path):
     assert "double bfloat16_t k" in text and "uint32_t n;" in text
     with pytest.raises(TemplateError, match="does not exist"):
         render_kernel(tmp_path / "none.j2", kernel="k", dtype="float16", struct="S", tiling_fields=[], structural={})
+
+
+def test_a_child_template_extends_a_parent_in_its_own_directory_only(tmp_path):
+    (tmp_path / "parent.cpp.j2").write_text("head\n{% block body %}plain {{ n }}\n{% endblock %}tail\n")
+    child = '{% extends "parent.cpp.j2" %}\n{% block body %}rewritten {{ n }}\n{% endblock %}\n'
+    assert render_text(child, "kernel.cpp.j2", {"n": 3}, search_dir=tmp_path) == "head\nrewritten 3\ntail\n"
+    with pytest.raises(TemplateError, match="kernel.cpp.j2"):
+        render_text('{% extends "../../etc/passwd" %}', "kernel.cpp.j2", {}, search_dir=tmp_path)
+    with pytest.raises(TemplateError, match="kernel.cpp.j2"):
+        render_text(child, "kernel.cpp.j2", {"n": 3})  # no directory: nothing to extend

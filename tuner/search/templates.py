@@ -36,9 +36,11 @@ def tiling_struct_source(struct: str, fields: list[str] | tuple[str, ...]) -> st
     )
 
 
-def _environment() -> SandboxedEnvironment:
+def _environment(search_dir: Path | None = None) -> SandboxedEnvironment:
+    """The sandbox; with `search_dir`, `{% extends "x.j2" %}` finds x.j2 in that directory (and nowhere else)."""
+    loader = jinja2.FileSystemLoader(str(search_dir)) if search_dir is not None else None
     return SandboxedEnvironment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                                keep_trailing_newline=True, autoescape=False)
+                                keep_trailing_newline=True, autoescape=False, loader=loader)
 
 
 def _template_line(exc: BaseException, name: str) -> int:
@@ -51,9 +53,10 @@ def _template_line(exc: BaseException, name: str) -> int:
     return 0
 
 
-def render_text(text: str, name: str, variables: Mapping[str, Any]) -> str:
-    """Render template `text` (called `name` in errors) with `variables`; TemplateError says file:line."""
-    env = _environment()
+def render_text(text: str, name: str, variables: Mapping[str, Any], search_dir: Path | None = None) -> str:
+    """Render template `text` (called `name` in errors) with `variables`; TemplateError says file:line. A
+    child template (a rewrite) extends a parent that lies in `search_dir`."""
+    env = _environment(search_dir)
     try:
         template = env.from_string(text)
         template.filename = name
@@ -74,4 +77,4 @@ def render_kernel(template: Path, *, kernel: str, dtype: str, struct: str, tilin
         raise TemplateError(f"{template}: template file does not exist")
     variables = {"kernel_name": kernel, "T": C_TYPES[dtype], "dtype": dtype,
                  "tiling_struct": tiling_struct_source(struct, tiling_fields), **(options or {}), **structural}
-    return render_text(template.read_text(), str(template), variables)
+    return render_text(template.read_text(), str(template), variables, search_dir=template.parent)
