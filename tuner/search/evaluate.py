@@ -19,7 +19,7 @@ from tuner.backends.base import Backend, RunResult
 from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache
 from tuner.search.space import SearchSpace, Variant
-from tuner.search.templates import TemplateError, render_kernel
+from tuner.search.templates import TemplateError, kernel_variables, render_kernel
 from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
 
 # error classes of PRUNED trials; FAIL trials carry tuner_error or abandoned
@@ -91,6 +91,12 @@ class Evaluator:
         return render_kernel(self.variant.template, kernel=self.space.kernel, dtype=self.inputs.dtype,
                              struct=self.space.tiling_struct, tiling_fields=self._fields,
                              structural=self.variant.structural(params), options=self.inputs.op.opts)
+
+    def variables(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The template variables of a point (to render the template in another form, e.g. line-marked)."""
+        return kernel_variables(kernel=self.space.kernel, dtype=self.inputs.dtype, struct=self.space.tiling_struct,
+                                tiling_fields=self._fields, structural=self.variant.structural(params),
+                                options=self.inputs.op.opts)
 
     def _outputs(self, run: RunResult) -> dict[str, torch.Tensor]:
         names = [a.tensor or a.name for a in self.space.args if a.kind == "out"]

@@ -12,7 +12,7 @@ import itertools
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +324,35 @@ def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR) -> Searc
             raise SpaceError(f"{where}: baseline names unknown variant '{b.variant}'")
     return SearchSpace(op, str(_require(raw, "kernel", where)), str(raw.get("tiling_struct", "Tiling")),
                        tuple(args), variants, baselines, path)
+
+
+REWRITE_FILE = "variant.yaml"
+
+
+def rewritten_variant(directory: Path, op: str) -> Variant:
+    """A variant made by a rewrite, read back from `runs/<run>/variants/<name>/`: its `variant.yaml` holds the
+    variant's space (the parent's, plus any knobs and constraints the rewrite declared) and its lineage; its
+    template is the `kernel.cpp.j2` beside it."""
+    path = directory / REWRITE_FILE
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise SpaceError(f"{path}: cannot read the rewritten variant ({exc.__class__.__name__})") from None
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("space"), Mapping):
+        raise SpaceError(f"{path}: expected a mapping with 'space'")
+    variant = _variant(op, str(raw["name"]), raw["space"], str(path), directory)
+    return replace(variant, template=directory / "kernel.cpp.j2", raw={**raw["space"], "lineage": raw})
+
+
+def with_rewrites(space: SearchSpace, variants_dir: Path) -> SearchSpace:
+    """`space` plus the rewritten variants a run keeps under `variants_dir` (each in its own directory)."""
+    extra = {}
+    if variants_dir.is_dir():
+        for directory in sorted(variants_dir.iterdir()):
+            if (directory / REWRITE_FILE).is_file():
+                variant = rewritten_variant(directory, space.op)
+                extra[variant.name] = variant
+    return replace(space, variants={**space.variants, **extra})
 
 
 def load_space(op: str, root: Path = PROJECT_ROOT) -> SearchSpace:

@@ -70,11 +70,19 @@ def render_text(text: str, name: str, variables: Mapping[str, Any], search_dir: 
         raise TemplateError(f"{name}:{line}: template does not render: {exc}") from None
 
 
+def kernel_variables(*, kernel: str, dtype: str, struct: str, tiling_fields: list[str] | tuple[str, ...],
+                     structural: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a kernel template sees: its entry's name, the dtype, the tiling struct, the operator's options and
+    the structural knob values."""
+    return {"kernel_name": kernel, "T": C_TYPES[dtype], "dtype": dtype,
+            "tiling_struct": tiling_struct_source(struct, tiling_fields), **(options or {}), **structural}
+
+
 def render_kernel(template: Path, *, kernel: str, dtype: str, struct: str, tiling_fields: list[str] | tuple[str, ...],
                   structural: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
     """The Ascend C source of one variant for a dtype, the operator's options and its structural knob values."""
     if not template.is_file():
         raise TemplateError(f"{template}: template file does not exist")
-    variables = {"kernel_name": kernel, "T": C_TYPES[dtype], "dtype": dtype,
-                 "tiling_struct": tiling_struct_source(struct, tiling_fields), **(options or {}), **structural}
+    variables = kernel_variables(kernel=kernel, dtype=dtype, struct=struct, tiling_fields=tiling_fields,
+                                 structural=structural, options=options)
     return render_text(template.read_text(), str(template), variables, search_dir=template.parent)

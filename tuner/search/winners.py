@@ -16,7 +16,7 @@ from tuner.search.compile_cache import CompileCache, source_hash
 from tuner.search.evaluate import kernel_args, tiling_bytes
 from tuner.search.export import export_kernel
 from tuner.search.report import eligible
-from tuner.search.space import PROJECT_ROOT, Point, SearchSpace, load_space, run_context
+from tuner.search.space import PROJECT_ROOT, Point, SearchSpace, load_space, run_context, with_rewrites
 from tuner.search.storage import StudyInfo, run_studies
 from tuner.search.templates import render_kernel
 
@@ -55,14 +55,17 @@ def _trial(storage: optuna.storages.BaseStorage, run: str, ref: str | None) -> t
 
 
 def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, trial: str | None = None,
-                 project: Path = PROJECT_ROOT, with_trace: bool = True) -> Path:
+                 project: Path = PROJECT_ROOT, with_trace: bool = True, variants_dir: Path | None = None) -> Path:
     """Re-render trial `trial` (default: the run's best) and export it to `dest`, with its simulated
-    timeline as `trace.json` when the run is on the simulator."""
+    timeline as `trace.json` when the run is on the simulator; a rewritten variant's template is read from
+    `variants_dir` (`runs/<run>/variants/`)."""
     info, frozen = _trial(storage, run, trial)
     attrs = info.attrs
     op, soc = get_operator(attrs["op"]).with_options(attrs.get("options", {})), get_soc(attrs["soc"])
     shape, dtype = tuple(attrs["shape"]), attrs["dtype"]
     space = load_space(op.name, project)
+    if variants_dir is not None:
+        space = with_rewrites(space, variants_dir)
     variant = space.variant(info.variant)
     context = run_context(op, shape, dtype, soc)
     point = variant.evaluate(frozen.params, context)
