@@ -1,14 +1,20 @@
 """Builds kernels for the simulator: a precompiled runtime library, per-SoC generated inputs, and one
-cached executable per (source, kernel, defines, SoC, simulator version)."""
+cached executable per (source, kernel, defines, SoC, simulator version); and how every compiler and simulator
+process is run, under time and memory limits in a process group of its own (`run_limited`)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,6 +31,85 @@ RUNTIME_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-pthread", "-Wall", "-Wno-unused
 KERNEL_FLAGS = ("-std=c++17", "-O1", "-pthread", "-fno-strict-aliasing", "-D__CCE_KT_TEST__=1",
                 "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0")
 COMPILE_TIMEOUT_S = 300
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one child process may use: wall-clock seconds, CPU seconds (each process of it, all its threads
+    together) and address space; kernel sources and kernels are untrusted code."""
+
+    wall_s: float
+    cpu_s: int
+    memory_bytes: int
+
+
+# A kernel compiles in well under a second and 100 MB; the runtime library in a few seconds and 300 MB.
+COMPILE_LIMITS = Limits(wall_s=COMPILE_TIMEOUT_S, cpu_s=COMPILE_TIMEOUT_S, memory_bytes=4 << 30)
+# SIGXCPU comes at the CPU limit; a process that survives it is killed this many seconds later.
+CPU_KILL_AFTER_S = 5
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a limited child ended: exit status (negative: the signal), output, and the limit that stopped it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    limit: str | None  # "wall" (killed by us) or "cpu" (SIGXCPU), else None
+
+
+_GROUPS: set[int] = set()  # process groups of the children running now
+_GROUPS_LOCK = threading.Lock()
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone (its id may be reused)
+        os.killpg(pgid, sig)
+
+
+def stop_children(sig: int = signal.SIGINT) -> None:
+    """Send `sig` to every compiler and simulator child running now. Each runs in a session of its own, so the
+    terminal's Ctrl-C does not reach it: a caller that takes Ctrl-C as a flag forwards it with this."""
+    with _GROUPS_LOCK:
+        groups = list(_GROUPS)
+    for pgid in groups:
+        _signal_group(pgid, sig)
+
+
+def _capped(value: int, which: int) -> int:
+    """`value`, or the hard limit this process already has for `which` when that is lower."""
+    hard = resource.getrlimit(which)[1]
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
+def run_limited(cmd: list[str], limits: Limits) -> Finished:
+    """Run `cmd` under `limits` in a session of its own, and leave nothing of it running: its whole process group
+    is killed at the wall-clock limit, on an exception here (Ctrl-C in the main thread), and after it exits."""
+    cpu = _capped(limits.cpu_s, resource.RLIMIT_CPU)
+    kill_at = _capped(limits.cpu_s + CPU_KILL_AFTER_S, resource.RLIMIT_CPU)
+    memory_kib = _capped(limits.memory_bytes, resource.RLIMIT_AS) // 1024
+    # The shell sets the limits and execs `cmd` (no Python runs between fork and exec, unlike a preexec_fn).
+    script = (f"ulimit -c 0 && ulimit -S -t {cpu} && ulimit -H -t {kill_at} && ulimit -v {memory_kib} && "
+              'exec "$@"')
+    limit = None
+    with subprocess.Popen(["/bin/sh", "-c", script, "tuner-limited", *cmd], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, encoding="utf-8", errors="replace", start_new_session=True) as proc:
+        with _GROUPS_LOCK:
+            _GROUPS.add(proc.pid)
+        try:
+            stdout, stderr = proc.communicate(timeout=limits.wall_s)
+        except subprocess.TimeoutExpired:
+            limit = "wall"
+            _signal_group(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
+        finally:  # also on an exception here, before Popen's exit waits for the child
+            _signal_group(proc.pid, signal.SIGKILL)  # the child, if it still runs, and whatever it left behind
+            with _GROUPS_LOCK:
+                _GROUPS.discard(proc.pid)
+    if limit is None and proc.returncode == -signal.SIGXCPU:
+        limit = "cpu"
+    return Finished(proc.returncode, stdout, stderr, limit)
 
 
 def cache_root() -> Path:
@@ -59,11 +144,12 @@ def sim_version() -> str:
     return _digest(version, *(p.read_bytes() for p in files + data))
 
 
-def _run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
-    except subprocess.TimeoutExpired as exc:
-        raise CompileError(f"{what}: the compiler ran longer than {COMPILE_TIMEOUT_S} s", "") from exc
+def _run(cmd: list[str], what: str) -> Finished:
+    proc = run_limited(cmd, COMPILE_LIMITS)
+    if proc.limit == "wall":
+        raise CompileError(f"{what}: the compiler ran longer than {COMPILE_LIMITS.wall_s:g} s", proc.stderr)
+    if proc.limit == "cpu":
+        raise CompileError(f"{what}: the compiler used more than {COMPILE_LIMITS.cpu_s} s of CPU time", proc.stderr)
     if proc.returncode < 0:  # stopped from outside (Ctrl-C, kill): not a verdict on the source
         raise ToolchainError(f"{what}: {Path(cmd[0]).name} was stopped by signal {-proc.returncode}")
     return proc
@@ -237,8 +323,11 @@ def _define_flags(defines: list[str]) -> list[str]:
     return [f"-D{d}" for d in defines]
 
 
-def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple[str, ...] = ()) -> Executable:
-    """Compile `source` and link its entry `kernel` with the simulator runtime; cached by content."""
+def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple[str, ...] = (), *,
+                 check_object: Callable[[Path], None] | None = None) -> Executable:
+    """Compile `source` and link its entry `kernel` with the simulator runtime; cached by content. For untrusted
+    code, `check_object` is called with the compiled kernel object before it is linked (or before it is returned,
+    for a build that is cached or that another process made) and raises to refuse it."""
     source = source.resolve()
     text = source.read_text(errors="replace")
     runtime = runtime_dir()
@@ -246,7 +335,15 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
     headers = [h.read_bytes() for h in local_includes(source)]
     key = _digest(text, str(source), kernel, soc.name, sim_version(), *defines, *headers)
     final = cache_root() / "sim" / "kernels" / key
+    checked: list[Path] = []  # the object check_object passed in this call
+
+    def check(obj: Path) -> None:
+        if check_object is not None:
+            check_object(obj)
+            checked.append(obj)
+
     if (final / "app").exists():
+        check(final / "entry.o")
         return Executable(final / "app", kernel, soc.name, cached=True)
 
     def build(out: Path) -> None:
@@ -265,12 +362,15 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
                 raise CompileError(f"{source}: error: no kernel function named '{kernel}' in this source "
                                    "(check --kernel)", proc.stderr)
             raise _compile_error(proc.stderr, [source], soc)
+        check(obj)
         proc = _run([cxx, "-pthread", str(obj), str(runtime / "driver.o"), str(socd / "soc_config.o"),
                      str(runtime / "libtunersim.a"), "-o", str(out / "app")], "link")
         if proc.returncode != 0:
             raise _compile_error(proc.stderr, [source], soc)
 
     _atomic_dir(final, build)
+    if not checked:  # another process finished the same build first
+        check(final / "entry.o")
     return Executable(final / "app", kernel, soc.name, cached=False)
 
 

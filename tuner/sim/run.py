@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
-import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -17,7 +17,7 @@ import numpy as np
 from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
-from tuner.sim.build import Executable, build_kernel
+from tuner.sim.build import Executable, Finished, Limits, build_kernel, run_limited
 
 DEFAULT_SOC = "Ascend910B1"
 # cold: GM data comes from HBM (the default); warm: it is resident in L2 when it fits there.
@@ -26,6 +26,16 @@ L2_MODES = ("cold", "warm")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 # Kernel inputs and outputs pass through files; a RAM-backed directory keeps that off the disk.
 _SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+# The simulator's own watchdog ends a launch at its timeout with a fault naming where the blocks were; the
+# process is killed this much later (a kernel that spins outside a launch, in a static initializer, say).
+RUN_GRACE_S = 30.0
+# Starting an executable to ask for its parameters takes milliseconds.
+DESCRIBE_TIMEOUT_S = 10.0
+# Address space beyond the GM buffers: a 4096 x 8192 float32 add peaks at 1.4 GiB besides its 0.4 GiB of GM on
+# 2 cores; malloc arenas (64 MiB each, up to one per block thread) and thread stacks grow with the cores.
+RUN_MEMORY_HEADROOM_BYTES = 8 << 30
+# What a C++ allocation that failed (the runtime's records of an endless kernel, say) leaves on stderr.
+_OUT_OF_MEMORY = "std::bad_alloc"
 
 
 @dataclass(frozen=True)
@@ -67,15 +77,69 @@ class SimResult:
         return f"simulated, {self.soc} model"
 
 
+class KernelStartError(Exception):
+    """Raised when a kernel's executable does not start well enough to describe itself; carries the fault."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault.text)
+        self.fault = fault
+
+
+def _limits(wall_s: float, gm_bytes: int) -> Limits:
+    """Limits of one simulator process: CPU time for every core for the whole wall time (blocks are threads)."""
+    return Limits(wall_s=wall_s, cpu_s=math.ceil(wall_s) * (os.cpu_count() or 1),
+                  memory_bytes=RUN_MEMORY_HEADROOM_BYTES + gm_bytes)
+
+
+def _stopped(proc: Finished, limits: Limits, kernel: str) -> Fault | None:
+    """The fault of a simulator process that a limit or a signal from outside stopped, else None."""
+    if proc.limit == "wall":
+        return Fault("timeout", f"error: [timeout] the simulator did not finish within {limits.wall_s:.0f} s "
+                                f"(kernel {kernel})")
+    if proc.limit == "cpu":
+        return Fault("timeout", f"error: [timeout] the simulator used more than {limits.cpu_s} s of CPU time "
+                                f"(kernel {kernel})")
+    if -proc.returncode in STOP_SIGNALS:
+        return Fault("interrupted", f"error: [interrupted] the simulator was stopped by "
+                                    f"{signal.Signals(-proc.returncode).name}")
+    return None
+
+
+def _ended(proc: Finished) -> str:
+    """How a process that wrote no report ended: its last line of stderr, its signal or its exit code."""
+    if proc.stderr.strip():
+        return proc.stderr.strip().splitlines()[-1]
+    if proc.returncode < 0:
+        return f"killed by {signal.Signals(-proc.returncode).name}"
+    return f"exit code {proc.returncode}"
+
+
+def _with_memory_note(faults: list[Fault], proc: Finished, limits: Limits) -> list[Fault]:
+    """Crash faults of a process that ran out of memory, saying so and what its limit was."""
+    if _OUT_OF_MEMORY not in proc.stderr:
+        return faults
+    note = f" (out of memory: the simulator may use {limits.memory_bytes / 2**30:.1f} GiB)"
+    return [replace(f, text=f.text + note) if f.cls == "crash" else f for f in faults]
+
+
 def describe(exe: Executable) -> list[dict]:
-    """The kernel's parameters as the compiled entry reports them (kind and size of each)."""
-    return _describe(str(exe.path), exe.path.stat().st_mtime_ns)
+    """The kernel's parameters as the compiled entry reports them (kind and size of each); KernelStartError when
+    the executable stops, or runs past DESCRIBE_TIMEOUT_S, before it says."""
+    return _describe(str(exe.path), exe.path.stat().st_mtime_ns, exe.kernel)
 
 
 @lru_cache(maxsize=256)
-def _describe(path: str, mtime_ns: int) -> list[dict]:
-    proc = subprocess.run([path, "--describe"], capture_output=True, text=True, timeout=60)
-    return json.loads(proc.stdout)["params"]
+def _describe(path: str, mtime_ns: int, kernel: str) -> list[dict]:
+    limits = _limits(DESCRIBE_TIMEOUT_S, 0)
+    proc = run_limited([path, "--describe"], limits)
+    fault = _stopped(proc, limits, kernel)
+    if fault is not None:
+        raise KernelStartError(fault)
+    try:
+        return json.loads(proc.stdout)["params"]
+    except (json.JSONDecodeError, KeyError):
+        raise KernelStartError(Fault("crash", f"error: [crash] the kernel's executable did not start: "
+                                              f"{_ended(proc)} (kernel {kernel})")) from None
 
 
 def _write_manifest(args: list[KernelArg], tmp: Path) -> list[str]:
@@ -102,10 +166,20 @@ def _faults(report: dict) -> list[Fault]:
             for f in report.get("faults", [])]
 
 
+def _gm_bytes(args: list[KernelArg]) -> int:
+    """Bytes of GM the arguments take in the simulator process."""
+    return sum(a.array.nbytes if isinstance(a, GmIn) else a.nbytes if isinstance(a, GmOut) else len(a.data)
+               for a in args)
+
+
 def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, auto_sync: bool = True,
                    trace: Path | None = None, timeout_s: float = 60.0, l2: str = "cold") -> SimResult:
-    """Run a built kernel once on the given arguments."""
-    check_signature(args, describe(exe), exe.kernel)
+    """Run a built kernel once on the given arguments, in a child process under time and memory limits."""
+    try:
+        params = describe(exe)
+    except KernelStartError as exc:
+        return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[exc.fault])
+    check_signature(args, params, exe.kernel)
     with tempfile.TemporaryDirectory(prefix="tuner-sim-", dir=_SCRATCH) as tmpdir:
         tmp = Path(tmpdir)
         manifest = tmp / "args.txt"
@@ -119,25 +193,19 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
             cmd.append("--no-auto-sync")
         if l2 != "cold":
             cmd += ["--l2", l2]
+        limits = _limits(timeout_s + RUN_GRACE_S, _gm_bytes(args))
         start = time.perf_counter()
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s + 30)
-        except subprocess.TimeoutExpired:
-            text = f"error: [timeout] the simulator did not finish within {timeout_s + 30:.0f} s (kernel {exe.kernel})"
-            return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[Fault("timeout", text)],
-                             run_seconds=time.perf_counter() - start)
+        proc = run_limited(cmd, limits)
         elapsed = time.perf_counter() - start
-        if -proc.returncode in STOP_SIGNALS:
-            text = f"error: [interrupted] the simulator was stopped by {signal.Signals(-proc.returncode).name}"
-            return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[Fault("interrupted", text)],
-                             run_seconds=elapsed)
+        fault = _stopped(proc, limits, exe.kernel)
+        if fault is not None:
+            return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[fault], run_seconds=elapsed)
         if proc.returncode == 2:
             raise UsageError(proc.stderr.strip().splitlines()[-1].removeprefix("error: "))
         if report_path.exists():
             report = json.loads(report_path.read_text())
         else:
-            text = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit code {proc.returncode}"
-            report = {"faults": [{"class": "crash", "text": f"error: [crash] {text}"}]}
+            report = {"faults": [{"class": "crash", "text": f"error: [crash] {_ended(proc)}"}]}
         outputs = []
         for i, arg in enumerate(args):
             if isinstance(arg, GmOut):
@@ -145,7 +213,8 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
                 outputs.append(np.frombuffer(raw, dtype=arg.dtype).reshape(arg.shape).copy())
     return SimResult(
         soc=exe.soc, kernel=exe.kernel, block_dim=block_dim, task_duration_us=report.get("task_duration_us"),
-        report=report, outputs=outputs, faults=_faults(report), warnings=list(report.get("warnings", [])),
+        report=report, outputs=outputs, faults=_with_memory_note(_faults(report), proc, limits),
+        warnings=list(report.get("warnings", [])),
         run_seconds=elapsed, printed=proc.stdout,
     )
 
