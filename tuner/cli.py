@@ -188,9 +188,22 @@ def _print_run(summary, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout and nothing else.")
 @click.option("--prepare", is_flag=True,
               help="Only create the run's studies (before starting several workers on one storage).")
+@click.option("--llm-model", help="Rewrite templates with this model at OPENAI_BASE_URL (or TUNER_LLM_MODEL); "
+                                  "without one, a catalog of rules rewrites them.")
+@click.option("--no-llm", is_flag=True, help="Never call an LLM (rules only), even with a model configured.")
+@click.option("--llm-max-calls", default=20, show_default=True, type=int, help="At most this many LLM requests.")
+@click.option("--llm-timeout", default=60.0, show_default=True, type=float, help="Seconds one LLM request may take.")
+@click.option("--repair-rounds", default=2, show_default=True, type=int,
+              help="Times a failed rewrite goes back to the LLM with the compiler's or checker's output.")
+@click.option("--plateau", default=30, show_default=True, type=int,
+              help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
+@click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
+@click.option("--no-rewrites", is_flag=True, help="Search the packaged templates' knobs only: no LLM, no rules.")
 def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: int, sampler: str, seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
-             option_specs: tuple[str, ...], as_json: bool, prepare: bool) -> None:
+             option_specs: tuple[str, ...], as_json: bool, prepare: bool, llm_model: str | None, no_llm: bool,
+             llm_max_calls: int, llm_timeout: float, repair_rounds: int, plateau: int, plateau_eps: float,
+             no_rewrites: bool) -> None:
     """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest."""
     import optuna
 
@@ -209,7 +222,9 @@ def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: in
             options[name.strip()] = value.strip()
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=soc, backend=backend, budget=budget,
                            sampler=sampler, seed=seed, jobs=jobs, time_limit_s=time_limit, storage=storage,
-                           runs_dir=runs_dir, run=run_name, options=options)
+                           runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
+                           llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,
+                           repair_rounds=repair_rounds, plateau=plateau, plateau_eps=plateau_eps)
         if prepare:
             return Optimizer(config).prepare()
         with progress_bar(_stderr_console(), budget) as update:
@@ -307,7 +322,7 @@ def export(run: str, dest: Path, trial: str | None, storage: str | None, runs_di
 
     def go():
         store, _ = open_storage(storage, runs_dir)
-        return export_trial(store, run, dest, trial=trial)
+        return export_trial(store, run, dest, trial=trial, variants_dir=runs_dir / run / "variants")
 
     written = _run_guarded(go)
     click.echo(f"wrote {written}")

@@ -75,6 +75,14 @@ def summary_table(summary: RunSummary) -> Table:
     table.add_row("storage", summary.storage)
     for name, why in summary.skipped.items():
         table.add_row(f"variant {name}", f"skipped: {why}")
+    for item in summary.lineage:
+        table.add_row("rewrite", f"{item['parent']} → {item['variant']} ({item['trigger']}, {item['origin']}): "
+                                 f"best {_us(item['best_us'])}")
+    if summary.mutations:
+        accepted = sum(m["verdict"].startswith("accepted") for m in summary.mutations)
+        origins = ", ".join(sorted({m["origin"] for m in summary.mutations}))
+        table.add_row("proposals", f"{len(summary.mutations)} from {origins}, {accepted} accepted "
+                                   f"(runs/{summary.run}/mutations.jsonl)")
     if summary.stop_reason:
         table.add_row("stopped", summary.stop_reason)
     table.add_row("times", f"[italic]{summary.time_source}[/italic]")

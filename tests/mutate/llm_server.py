@@ -1,6 +1,7 @@
 """A real OpenAI-compatible HTTP server for tests: POST /v1/chat/completions answered from a script.
 
 Each request takes the next action of the script: `Reply` (a chat completion with this content and usage),
+`Compute` (a completion made from the request),
 `Status` (an HTTP error), `Hang` (accept the request and never answer, until the server stops or `seconds`
 pass, then drop the connection), `Huge` (a completion whose body is exactly `size` bytes, streamed in chunks
 so the server never holds it, with a Content-Length or chunked). A request beyond the script gets HTTP 500
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -53,7 +54,17 @@ class Huge:
     chunked: bool = False
 
 
-Action = Reply | Status | Hang | Huge
+@dataclass(frozen=True)
+class Compute:
+    """A chat completion whose content `answer` makes from the request's JSON body (e.g. edits the template
+    the prompt carries)."""
+
+    answer: Callable[[Any], str]
+    usage: dict[str, int] | None = field(
+        default_factory=lambda: {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200})
+
+
+Action = Reply | Status | Hang | Huge | Compute
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,8 @@ class ScriptedServer:
             def _act(self, action: Action) -> None:
                 if isinstance(action, Reply):
                     self._json(200, completion(action.content, action.usage, action.finish_reason))
+                elif isinstance(action, Compute):
+                    self._json(200, completion(action.answer(server.requests[-1].body), action.usage))
                 elif isinstance(action, Status):
                     self._json(action.code, {"error": {"message": action.message, "type": "scripted"}},
                                action.headers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend, Profile, RunResult
@@ -25,8 +26,10 @@ class SimBackend(Backend):
         self.timeout_s = timeout_s
         self.version = f"sim-{sim_version()}"
 
-    def build(self, source: Path, kernel: str, defines: tuple[str, ...] = ()) -> Artifact:
-        exe = build_kernel(Path(source), kernel, self._soc, defines)
+    def build(self, source: Path, kernel: str, defines: tuple[str, ...] = (), *,
+              check_object: Callable[[Path], None] | None = None) -> Artifact:
+        """Build with g++; `check_object` vets the compiled kernel object before it is linked (untrusted code)."""
+        exe = build_kernel(Path(source), kernel, self._soc, defines, check_object=check_object)
         return Artifact(exe.path, kernel, self.name, self.soc, cached=exe.cached)
 
     def _launch(self, artifact: Artifact, args: list[KernelArg], block_dim: int,

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,21 @@ from tuner.search import report
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import INFEASIBLE, INTERRUPTED, Evaluator, Outcome, RunInputs
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
+from tuner.search.rewrites import (
+    REPAIRABLE,
+    MutationRecord,
+    Rewriter,
+    RewriteSettings,
+    make_mutators,
+    soc_limits,
+    warm_start,
+)
+from tuner.search.roofline import roofline
 from tuner.search.samplers import SAMPLERS, make_sampler
-from tuner.search.space import PROJECT_ROOT, SearchSpace, Variant, load_space, run_context
+from tuner.search.space import PROJECT_ROOT, SearchSpace, Variant, load_space, run_context, with_rewrites
 from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, open_storage
 from tuner.search.winners import export_trial
+from tuner.sim.build import stop_children
 
 PATIENCE_ASKS = 50
 MIN_TRIALS_PER_VARIANT = 5
@@ -83,6 +94,15 @@ class RunConfig:
     options: dict[str, str] = field(default_factory=dict)  # the operator's own options (--option NAME=VALUE)
     patience: int = PATIENCE_ASKS
     project: Path = PROJECT_ROOT  # where search_spaces/ and templates/ are read from
+    # structural rewrites: an LLM when a model is named (--llm-model / TUNER_LLM_MODEL), else the rule catalog
+    rewrites: bool = True
+    llm_model: str | None = None
+    no_llm: bool = False
+    llm_max_calls: int = 20
+    llm_timeout_s: float = 60.0
+    repair_rounds: int = 2
+    plateau: int = 30
+    plateau_eps: float = 0.01
 
     @property
     def run_name(self) -> str:
@@ -175,8 +195,14 @@ class Optimizer:
             raise UsageError(f"--budget must be at least 1 (got {config.budget})")
         if config.sampler not in SAMPLERS:
             raise UsageError(f"unknown sampler '{config.sampler}' (known: {', '.join(SAMPLERS)})")
+        if config.llm_timeout_s <= 0:
+            raise UsageError(f"--llm-timeout must be positive (got {config.llm_timeout_s})")
         if config.jobs < 1:
             raise UsageError(f"--jobs must be at least 1 (got {config.jobs})")
+        for flag, value in (("--llm-max-calls", config.llm_max_calls), ("--repair-rounds", config.repair_rounds),
+                            ("--plateau", config.plateau), ("--plateau-eps", config.plateau_eps)):
+            if value < 0:
+                raise UsageError(f"{flag} must not be negative (got {value})")
         self.config = config
         self.on_progress = on_progress
         self.op = get_operator(config.op).with_options(config.options)
@@ -187,9 +213,13 @@ class Optimizer:
         except UnknownSocError as exc:
             raise UsageError(str(exc)) from None
         self.backend = make_backend(config.backend, self.soc.name)
-        self.space: SearchSpace = load_space(self.op.name, config.project)
-        self.context = run_context(self.op, config.shape, config.dtype, self.soc)
         self.run_name = config.run_name
+        self.run_dir = config.runs_dir / self.run_name
+        self.space: SearchSpace = with_rewrites(load_space(self.op.name, config.project), self.run_dir / "variants")
+        self.context = run_context(self.op, config.shape, config.dtype, self.soc)
+        self.mutators = make_mutators(config.rewrites, config.llm_model, config.no_llm, config.llm_max_calls,
+                                      config.llm_timeout_s)
+        self.rewriter: Rewriter | None = None
         self.storage, self.storage_url = open_storage(config.storage, config.runs_dir)
         self.artifacts = artifact_store(config.runs_dir)
         self.cache = CompileCache(self.backend)
@@ -243,13 +273,26 @@ class Optimizer:
         study.sampler = make_sampler(self.config.sampler, seed)
         return study
 
+    def _evaluator(self, variant: Variant, inputs: RunInputs) -> Evaluator:
+        """A packaged template's evaluator, or a rewrite's, whose every source is screened before it is built."""
+        if "lineage" in variant.raw:
+            assert self.rewriter is not None
+            return self.rewriter.evaluator(self.space, variant, inputs)
+        return Evaluator(self.space, variant, self.backend, self.cache, inputs, self.context)
+
     def _setup(self, inputs: RunInputs) -> None:
+        self.rewriter = Rewriter(
+            space=self.space, context=self.context, inputs=inputs, backend=self.backend, run_dir=self.run_dir,
+            settings=RewriteSettings(self.mutators, self.config.repair_rounds, self.config.plateau,
+                                     self.config.plateau_eps),
+            facts={"shape": self.config.shape, "dtype": self.config.dtype, "soc": self.soc.name,
+                   "soc_limits": soc_limits(self.soc, self.context)})
         for variant in self.space.variants.values():
             points = variant.feasible_points(self.context)
             if not points:
                 self.skipped[variant.name] = variant.why_empty(self.context)
                 continue
-            evaluator = Evaluator(self.space, variant, self.backend, self.cache, inputs, self.context)
+            evaluator = self._evaluator(variant, inputs)
             evaluator.render(points[0])  # a template that does not render stops the run here, with file:line
             study = self._open_study(variant)
             recover_abandoned(study)
@@ -446,7 +489,69 @@ class Optimizer:
         self._tell(state, flight.trial, outcome)
         for follower in flight.followers:
             self._tell(state, follower, outcome, duplicate_of=flight.trial.number)
+        self._rewrite(state, flight.trial.params, outcome)
         return outcome.measured
+
+    # ----- rewrites ----------------------------------------------------------------------------------
+    def _rewrite(self, state: _VariantState, params: dict[str, Any], outcome: Outcome) -> None:
+        """Ask for a repair when a candidate failed (an LLM only: rules do not repair), and for improvements
+        when the run's best has stalled; every accepted rewrite joins the run as a variant."""
+        rewriter = self.rewriter
+        if rewriter is None or not self.mutators:
+            return
+        made: list[tuple[Variant, str, dict[str, Any]]] = []
+        recorded = len(rewriter.records)
+        if outcome.error_class in REPAIRABLE and rewriter.has_llm:
+            made += [(v, outcome.error_class, dict(params)) for v in rewriter.repair(state.variant, params, outcome)]
+        if outcome.measured and rewriter.plateau.observe(self.best_us()):
+            made += self._improve(rewriter)
+        for record in rewriter.records[recorded:]:
+            self._attach_record(record)
+        for variant, trigger, warm in made:
+            self._add_variant(variant, trigger, warm)
+
+    def _attach_record(self, record: MutationRecord) -> None:
+        """A proposal's prompt, response and template as artifacts of its parent's study (the dashboard's view)."""
+        state = self.states.get(record.parent)
+        if state is None:
+            return
+        for kind, relative in record.files.items():
+            with tempfile.TemporaryDirectory(prefix="tuner-art-") as tmp:
+                path = Path(tmp) / f"mutation_{record.number:03d}_{kind}.txt"
+                shutil.copyfile(self.run_dir / relative, path)
+                upload_artifact(artifact_store=self.artifacts, file_path=str(path), study_or_trial=state.study)
+
+    def _improve(self, rewriter: Rewriter) -> list[tuple[Variant, str, dict[str, Any]]]:
+        best_state = min((s for s in self.states.values() if s.best is not None), key=lambda s: s.best, default=None)
+        if best_state is None:
+            return []
+        trial = min((t for t in best_state.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+                     if t.value is not None and "duplicate_of" not in t.user_attrs), key=lambda t: t.value)
+        bound = roofline(self.op, self.config.shape, self.config.dtype, self.soc).bound_us
+        profile = {"time_us": trial.value, **trial.user_attrs.get("pipe", {}),
+                   "roofline_us": bound, "roofline_gap": trial.value / bound if bound else None}
+        variants = rewriter.improve(best_state.variant, trial.params, profile, trial.value, bound)
+        return [(v, "plateau", warm_start(v, trial.params, self.context)) for v in variants]
+
+    def _add_variant(self, variant: Variant, trigger: str, warm: dict[str, Any]) -> None:
+        """A rewrite joins the run: its own study, warm-started from the knobs it was validated on."""
+        assert self.rewriter is not None
+        self.space = replace(self.space, variants={**self.space.variants, variant.name: variant})
+        points = variant.feasible_points(self.context)
+        if not points:
+            return
+        study = self._open_study(variant)
+        lineage = variant.raw["lineage"]
+        study.set_user_attr("lineage", {"parent": lineage["parent"], "origin": lineage["origin"],
+                                        "trigger": trigger})
+        self.leases.register(study)
+        evaluator = self._evaluator(variant, self.rewriter.inputs)
+        state = _VariantState(variant, study, evaluator, points, [_key(p) for p in points])
+        self.states[variant.name] = state
+        if variant.evaluate(warm, self.context).feasible:
+            study.enqueue_trial(warm, user_attrs={"warm_start_from": lineage["parent"]})
+            state.queued.add(_key(warm))
+        self._refresh(state)
 
     def _interrupt(self) -> None:
         """Prune every trial this worker has RUNNING — in flight, or caught between its ask and its lease."""
@@ -515,6 +620,7 @@ class Optimizer:
                     break
                 done, _ = wait([f.future for f in inflight.values()], timeout=0.25, return_when=FIRST_COMPLETED)
                 if interrupted.is_set():  # results of processes that the same Ctrl-C stopped are not verdicts
+                    stop_children()  # they run in sessions of their own, out of the terminal's reach
                     break
                 for trial_id in [i for i, f in inflight.items() if f.future in done]:
                     if self._finish(inflight.pop(trial_id)):
@@ -543,7 +649,8 @@ class Optimizer:
         if self.best_us() is None:
             return
         try:
-            export_trial(self.storage, self.run_name, self.best_dir, project=self.config.project)
+            export_trial(self.storage, self.run_name, self.best_dir, project=self.config.project,
+                         variants_dir=self.run_dir / "variants")
         except UsageError as exc:
             if "no correct trial" not in str(exc):
                 raise

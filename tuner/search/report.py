@@ -13,6 +13,7 @@ from optuna.trial import FrozenTrial, TrialState
 from tuner.data.socs import get_soc
 from tuner.ops import get_operator
 from tuner.search.evaluate import INPUT_SETS
+from tuner.search.rewrites import read_records
 from tuner.search.roofline import roofline
 from tuner.search.storage import DEFAULT_RUNS_DIR, run_studies
 
@@ -56,6 +57,8 @@ class RunSummary:
     stop_reason: str = ""
     skipped: dict[str, str] = field(default_factory=dict)
     already_finished: bool = False
+    mutations: list[dict[str, Any]] = field(default_factory=list)
+    lineage: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def baseline_us(self) -> float | None:
@@ -86,6 +89,7 @@ class RunSummary:
             "best_variant": self.best.variant if self.best else None,
             "best_params": self.best.params if self.best else None, "best_dir": self.best_dir,
             "time_source": self.time_source, "stop_reason": self.stop_reason,
+            "mutations": [{k: m[k] for k in ("origin", "trigger", "verdict", "variant")} for m in self.mutations],
         }
 
 
@@ -142,6 +146,14 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
             winner = min(eligible_here, key=lambda t: t.value)
             if best is None or winner.value < best.value:
                 best = _row(info.name, info.variant, winner)
+    lineage = []
+    for info in infos:
+        parent = info.attrs.get("lineage")
+        if parent:
+            best_here = top.get(info.variant) or []
+            lineage.append({"variant": info.variant, **parent,
+                            "best_us": best_here[0].value if best_here else None})
+    mutations = [r.summary() for r in read_records(runs_dir / run)]
     bound = roofline(get_operator(op).with_options(first.get("options", {})), shape, dtype, get_soc(soc)).bound_us
     best_dir = runs_dir / run / "best"
     return RunSummary(
@@ -149,5 +161,5 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
         soc=soc, backend=backend, trials=measured, time_source=time_source or f"simulated, {soc} model",
         baseline=baseline, baseline_why=baseline_why, best=best, roofline_us=bound, states=states, errors=errors,
         top=top, best_dir=str(best_dir) if (best_dir / "kernel.json").exists() else None, stop_reason=stop_reason,
-        skipped=skipped or {}, already_finished=already_finished,
+        skipped=skipped or {}, already_finished=already_finished, mutations=mutations, lineage=lineage,
     )

@@ -1,0 +1,357 @@
+"""Structural rewrites inside a run: when a mutator is asked (a failed candidate, a plateau), how its proposal
+becomes a variant (screened, compiled, checked like any candidate on the parent's best knobs), and what is
+recorded (`runs/<run>/mutations.jsonl`, the proposal's files beside it)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tuner.backends.base import Backend
+from tuner.data.socs import Soc
+from tuner.mutate.base import MutationContext, Mutator, Proposal
+from tuner.mutate.prompts import map_diagnostics, mark_template_lines
+from tuner.mutate.sandbox import ScreenedBackend
+from tuner.mutate.screen import ScreenError, screen_source, screen_template
+from tuner.search.compile_cache import CompileCache
+from tuner.search.evaluate import COMPILE_ERROR, RENDER_ERROR, Evaluator, Outcome, RunInputs
+from tuner.search.expr import ExpressionError, parse
+from tuner.search.space import REWRITE_FILE, SearchSpace, SpaceError, Variant, rewritten_variant
+from tuner.search.templates import TemplateError, render_text
+
+REPAIRABLE = ("compile_error", "render_error", "wrong_result", "fault")
+RECORD_FILE = "mutations.jsonl"
+
+
+@dataclass
+class RewriteSettings:
+    """Which mutators run, and when: repair rounds per proposal, the plateau window and its threshold."""
+
+    mutators: list[Mutator]
+    repair_rounds: int = 2
+    plateau: int = 30
+    plateau_eps: float = 0.01
+
+
+@dataclass
+class MutationRecord:
+    """One proposal's fate, as one line of mutations.jsonl."""
+
+    number: int
+    trigger: str
+    origin: str
+    parent: str
+    proposal: str
+    verdict: str  # "accepted: ..." or "rejected: ..."
+    variant: str | None
+    round: int
+    rationale: str = ""
+    usage: dict[str, int] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    time: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {"origin": self.origin, "trigger": self.trigger, "verdict": self.verdict, "variant": self.variant,
+                "parent": self.parent, "round": self.round}
+
+
+def read_records(run_dir: Path) -> list[MutationRecord]:
+    """The run's mutation records (none when it has had no rewrite)."""
+    path = run_dir / RECORD_FILE
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            records.append(MutationRecord(**json.loads(line)))
+    return records
+
+
+class Plateau:
+    """Fires when the last `window` measured trials improved the run's best by less than `eps` (relative)."""
+
+    def __init__(self, window: int, eps: float) -> None:
+        self.window, self.eps = window, eps
+        self.history: list[float] = []
+
+    def observe(self, best_us: float | None) -> bool:
+        if best_us is None or self.window <= 0:
+            return False
+        self.history.append(best_us)
+        if len(self.history) <= self.window:
+            return False
+        before = self.history[-self.window - 1]
+        if before - best_us < self.eps * before:
+            self.history.clear()
+            return True
+        return False
+
+
+@dataclass
+class _Feedback:
+    """Why a proposal failed, in the form a repair prompt needs."""
+
+    trigger: str
+    text: str
+    rendered: str | None = None
+
+
+def _merge_knobs(parent: Variant, knobs_yaml: str | None) -> dict[str, Any]:
+    """The rewrite's space: the parent's YAML plus the knobs and constraints its answer declared."""
+    space = json.loads(json.dumps(dict(parent.raw), default=str))
+    space.pop("lineage", None)
+    space.pop("template", None)
+    if not knobs_yaml:
+        return space
+    declared = yaml.safe_load(knobs_yaml) or {}
+    if not isinstance(declared, Mapping):
+        raise SpaceError("the yaml block must be a mapping with 'knobs' and/or 'constraints'")
+    knobs = declared.get("knobs") or {}
+    constraints = declared.get("constraints") or []
+    for name, knob in knobs.items():
+        if name in space["knobs"]:
+            raise SpaceError(f"the yaml block redeclares knob '{name}'")
+        if not isinstance(knob, Mapping) or knob.get("type") != "categorical":
+            raise SpaceError(f"knob '{name}': a rewrite may add categorical knobs only (template variables); "
+                             "numeric tiling values are the launcher's, which a rewrite cannot change")
+        knob["structural"] = True
+    for item in constraints:
+        try:
+            parse(str(item["expr"]))
+        except (KeyError, TypeError, ExpressionError) as exc:
+            raise SpaceError(f"constraint {item!r}: {exc}") from None
+    space["knobs"] = {**space["knobs"], **knobs}
+    space["constraints"] = [*(space.get("constraints") or []), *constraints]
+    return space
+
+
+class Rewriter:
+    """Asks the run's mutators for rewrites and turns the good ones into variants of the run."""
+
+    def __init__(self, *, space: SearchSpace, context: Mapping[str, Any], inputs: RunInputs, backend: Backend,
+                 run_dir: Path, settings: RewriteSettings, facts: Mapping[str, Any]) -> None:
+        self.space, self.context, self.inputs = space, dict(context), inputs
+        self.backend = ScreenedBackend(backend, space.kernel)
+        self.cache = CompileCache(self.backend)
+        self.run_dir, self.settings, self.facts = run_dir, settings, dict(facts)
+        self.variants_dir = run_dir / "variants"
+        self.records = read_records(run_dir)
+        self.asked_repair: set[tuple[str, str]] = {(r.parent, r.trigger) for r in self.records
+                                                   if r.trigger in REPAIRABLE}
+        self.plateau = Plateau(settings.plateau, settings.plateau_eps)
+
+    @property
+    def has_llm(self) -> bool:
+        return any(m.origin == "llm" for m in self.settings.mutators)
+
+    def evaluator(self, space: SearchSpace, variant: Variant, inputs: RunInputs) -> Evaluator:
+        """The evaluator of a rewritten variant: its every source is screened before it is built."""
+        return Evaluator(space, variant, self.backend, self.cache, inputs, self.context)
+
+    # ----- triggers ----------------------------------------------------------------------------------
+    def repair(self, parent: Variant, params: Mapping[str, Any], outcome: Outcome) -> list[Variant]:
+        """A candidate failed to render, compile or run right: ask for a repair, once per variant and class."""
+        key = (parent.name, str(outcome.error_class))
+        if outcome.error_class not in REPAIRABLE or key in self.asked_repair:
+            return []
+        self.asked_repair.add(key)
+        diagnostics = outcome.detail
+        if outcome.error_class == COMPILE_ERROR and outcome.compile_log:
+            diagnostics = self._mapped(parent, params, outcome.compile_log)
+        context = self._context(str(outcome.error_class), parent, params, rendered=outcome.source,
+                                diagnostics=diagnostics)
+        return self._ask(context, parent, params)
+
+    def improve(self, parent: Variant, params: Mapping[str, Any], profile: Mapping[str, Any],
+                best_us: float, roofline_us: float) -> list[Variant]:
+        """The search stopped improving: ask for rewrites of the best variant, with its profile."""
+        context = self._context("plateau", parent, params, profile=dict(profile), best_us=best_us,
+                                roofline_us=roofline_us)
+        return self._ask(context, parent, params)
+
+    # ----- proposals ---------------------------------------------------------------------------------
+    def _context(self, trigger: str, parent: Variant, params: Mapping[str, Any], **extra: Any) -> MutationContext:
+        template = parent.template.read_text()
+        name = "/".join(parent.template.parts[-3:])
+        return MutationContext(
+            trigger=trigger, op=self.space.op, shape=tuple(self.facts["shape"]), dtype=self.facts["dtype"],
+            soc=self.facts["soc"], variant=parent.name, template=template, template_name=name,
+            knobs=dict(params), knob_space=json.loads(json.dumps(dict(parent.raw.get("knobs", {})), default=str)),
+            soc_limits=dict(self.facts["soc_limits"]), **extra)
+
+    def _mapped(self, variant: Variant, params: Mapping[str, Any], diagnostics: str) -> str:
+        """Compiler diagnostics with the rendered source's line numbers mapped back to template lines."""
+        try:
+            marked = render_text(mark_template_lines(variant.template.read_text()), str(variant.template),
+                                 self._variables(variant, params), search_dir=variant.template.parent)
+        except TemplateError:
+            return diagnostics
+        return map_diagnostics(diagnostics, marked)
+
+    def _variables(self, variant: Variant, params: Mapping[str, Any]) -> dict[str, Any]:
+        evaluator = Evaluator(self.space, variant, self.backend, self.cache, self.inputs, self.context)
+        return evaluator.variables(params)
+
+    def _ask(self, context: MutationContext, parent: Variant, params: Mapping[str, Any]) -> list[Variant]:
+        accepted = []
+        tried = {(r.parent, r.proposal) for r in self.records if r.origin == "rules"}
+        for mutator in self.settings.mutators:
+            for proposal in mutator.propose(context):
+                if proposal.origin == "rules" and (parent.name, proposal.name) in tried:
+                    continue  # a resumed run does not re-try a rule it already judged
+                variant = self._pursue(mutator, proposal, context, parent, params)
+                if variant is not None:
+                    accepted.append(variant)
+        return accepted
+
+    def _pursue(self, mutator: Mutator, proposal: Proposal, context: MutationContext, parent: Variant,
+                params: Mapping[str, Any]) -> Variant | None:
+        """Try a proposal; an LLM's failed one goes back to it with the failure, up to the repair rounds."""
+        for round_ in range(self.settings.repair_rounds + 1):
+            variant, feedback, verdict = self._try(proposal, parent, params)
+            self._record(context, proposal, verdict, variant, round_)
+            if variant is not None or feedback is None or mutator.origin != "llm" or \
+                    round_ == self.settings.repair_rounds:
+                return variant
+            retry = replace(context, trigger=feedback.trigger, template=proposal.template or context.template,
+                            rendered=feedback.rendered, diagnostics=feedback.text, round=round_ + 1)
+            answers = mutator.propose(retry)
+            if not answers:
+                return None
+            proposal, context = answers[0], retry
+        return None
+
+    def _name(self, parent: Variant, proposal: Proposal) -> str:
+        base = f"{parent.name}+{proposal.name}"
+        taken = set(self.space.variants) | {p.name for p in self.variants_dir.glob("*")}
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}-{n}", n + 1
+        return name
+
+    def _try(self, proposal: Proposal, parent: Variant,
+             params: Mapping[str, Any]) -> tuple[Variant | None, _Feedback | None, str]:
+        """(variant, None, "accepted: ...") or (None, feedback or None, "rejected: ...")."""
+        if proposal.rejected or not proposal.template:
+            return None, None, f"rejected: {proposal.rejected or 'no template'}"
+        try:
+            screen_template(proposal.template)
+        except ScreenError as exc:
+            return None, _Feedback(COMPILE_ERROR, f"rejected by the screen: {exc}"), f"rejected: screen: {exc}"
+        name = self._name(parent, proposal)
+        directory = self.variants_dir / f".pending-{name}"
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+        try:
+            return self._build(directory, name, proposal, parent, params)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+    def _build(self, directory: Path, name: str, proposal: Proposal, parent: Variant,
+               params: Mapping[str, Any]) -> tuple[Variant | None, _Feedback | None, str]:
+        assert proposal.template is not None
+        (directory / "kernel.cpp.j2").write_text(proposal.template)
+        if proposal.extends_parent:
+            shutil.copyfile(parent.template, directory / "parent.cpp.j2")
+        try:
+            space_raw = _merge_knobs(parent, proposal.knobs_yaml)
+        except (SpaceError, yaml.YAMLError) as exc:
+            return None, _Feedback(RENDER_ERROR, f"the yaml block: {exc}"), f"rejected: yaml block: {exc}"
+        lineage = {"name": name, "parent": parent.name, "origin": proposal.origin, "proposal": proposal.name,
+                   "rationale": proposal.rationale, "space": space_raw}
+        (directory / REWRITE_FILE).write_text(yaml.safe_dump(lineage, sort_keys=False))
+        try:
+            variant = rewritten_variant(directory, self.space.op)
+        except SpaceError as exc:
+            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: {exc}"
+        warm = warm_start(variant, params, self.context)
+        point = variant.evaluate(warm, self.context)
+        if not point.feasible:
+            why = point.why_infeasible()
+            return None, _Feedback(RENDER_ERROR, f"the parent's best knobs are infeasible: {why}"), \
+                f"rejected: the parent's best knobs are infeasible in the rewrite: {why}"
+        space = replace(self.space, variants={**self.space.variants, name: variant})
+        evaluator = self.evaluator(space, variant, self.inputs)
+        try:
+            source = evaluator.render(warm)
+            screen_source(source, self.space.kernel)
+        except TemplateError as exc:
+            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: render_error: {exc}"
+        except ScreenError as exc:
+            return None, _Feedback(COMPILE_ERROR, f"rejected by the screen: {exc}", None), f"rejected: screen: {exc}"
+        outcome = evaluator.evaluate(warm)
+        if not outcome.ok:
+            text = outcome.detail
+            if outcome.error_class == COMPILE_ERROR and outcome.compile_log:
+                text = f"{outcome.detail}\n{self._mapped(variant, warm, outcome.compile_log)}"
+            return None, _Feedback(str(outcome.error_class), text, source), \
+                f"rejected: {outcome.error_class}: {outcome.detail.splitlines()[0][:300] if outcome.detail else ''}"
+        final = self.variants_dir / name
+        shutil.rmtree(final, ignore_errors=True)
+        shutil.copytree(directory, final)
+        accepted = rewritten_variant(final, self.space.op)
+        self.space = replace(self.space, variants={**self.space.variants, name: accepted})
+        source_of_time = outcome.attrs.get("time_source", "")
+        return accepted, None, f"accepted: {outcome.value:.3f} µs on the parent's best knobs ({source_of_time})"
+
+    def _record(self, context: MutationContext, proposal: Proposal, verdict: str, variant: Variant | None,
+                round_: int) -> MutationRecord:
+        number = len(self.records) + 1
+        files = {}
+        folder = self.run_dir / "mutations"
+        folder.mkdir(parents=True, exist_ok=True)
+        for kind, text in (("prompt", proposal.prompt), ("response", proposal.response),
+                           ("template", proposal.template)):
+            if text:
+                path = folder / f"{number:03d}-{kind}.txt"
+                path.write_text(text)
+                files[kind] = str(path.relative_to(self.run_dir))
+        record = MutationRecord(number=number, trigger=context.trigger, origin=proposal.origin, parent=context.variant,
+                                proposal=proposal.name, verdict=verdict, variant=variant.name if variant else None,
+                                round=round_, rationale=proposal.rationale, usage=dict(proposal.usage), files=files,
+                                time=time.time())
+        with (self.run_dir / RECORD_FILE).open("a") as out:
+            out.write(json.dumps(asdict(record)) + "\n")
+        self.records.append(record)
+        return record
+
+
+def make_mutators(rewrites: bool, llm_model: str | None, no_llm: bool, llm_max_calls: int,
+                  llm_timeout_s: float = 60.0) -> list[Mutator]:
+    """The LLM when a model is named (and not forced off), else the rule catalog; nothing with rewrites off."""
+    from tuner.mutate.llm import LlmMutator, settings_from  # the openai client loads only for a run that asks
+    from tuner.mutate.rules import RuleMutator
+
+    if not rewrites:
+        return []
+    settings = settings_from(llm_model, no_llm, llm_max_calls)
+    if settings is not None:
+        return [LlmMutator(replace(settings, timeout_s=llm_timeout_s))]
+    return [RuleMutator()]
+
+
+def soc_limits(soc: Soc, context: Mapping[str, Any]) -> dict[str, Any]:
+    """The SoC facts a rewrite must respect, as the prompt states them."""
+    return {"soc": soc.name, "family": soc.family, "vector_cores": int(soc.vector_cores.value),
+            "ub_bytes_usable": int(context["ub_bytes"]), "clock_mhz": soc.clock_mhz.value,
+            "hbm_bandwidth_gbps": soc.gm_bandwidth_gbps.value, "l2_bytes": soc.l2_bytes.value,
+            "datacopypad": bool(soc.datacopypad_supported.value), "bf16_arithmetic": bool(soc.bf16_arithmetic.value)}
+
+
+def warm_start(variant: Variant, params: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
+    """The parent's knobs for a rewrite, with each knob the rewrite added at its first value."""
+    warm = {}
+    for knob in variant.knobs:
+        if knob.name in params:
+            warm[knob.name] = params[knob.name]
+        else:
+            values = knob.values(context)
+            warm[knob.name] = values[0] if values else None
+    return warm
