@@ -12,11 +12,11 @@ when a case ends without a correct kernel. Kernel times are simulated (Ascend910
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from fresh import fresh_tuner
 
 TARGET_S = 30 * 60.0
 
@@ -27,18 +27,10 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--report", type=Path, help="Markdown file whose generated bench section is rewritten")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="tuner-bench-") as tmp:
-        os.environ["TUNER_CACHE_DIR"] = str(Path(tmp) / "cache")
-        import optuna
-
-        from tuner.data.socs import get_soc
+    with fresh_tuner() as tmp:
         from tuner.search.bench import BenchConfig, load_suite, markdown_report, run_bench, write_report
-        from tuner.sim.build import runtime_dir, soc_dir
 
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
-        runtime_dir()
-        soc_dir(get_soc("Ascend910B2"))
-        config = BenchConfig(cases=load_suite(), budget=args.budget, jobs=args.jobs, runs_dir=Path(tmp) / "runs")
+        config = BenchConfig(cases=load_suite(), budget=args.budget, jobs=args.jobs, runs_dir=tmp / "runs")
         start = time.perf_counter()
         result = run_bench(config, on_case=lambda c: print(
             f"  {c.case.label:40s} {'ok' if c.correct else 'NO':3s} "

@@ -13,11 +13,10 @@ simulated (Ascend910B2 model), not measured.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
-from pathlib import Path
+
+from fresh import fresh_tuner
 
 TARGET_S = 180.0
 
@@ -28,21 +27,15 @@ def main() -> int:
     parser.add_argument("--shape", default="4096x4096")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="tuner-bench-") as tmp:
-        os.environ["TUNER_CACHE_DIR"] = str(Path(tmp) / "cache")
+    with fresh_tuner() as tmp:
         import optuna
 
-        from tuner.data.socs import get_soc
         from tuner.ops.base import parse_shape
         from tuner.search.loop import Optimizer, RunConfig
         from tuner.search.storage import open_storage, run_studies
-        from tuner.sim.build import runtime_dir, soc_dir
 
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
-        runtime_dir()
-        soc_dir(get_soc("Ascend910B2"))
         config = RunConfig(op="softmax", shape=parse_shape(args.shape), budget=args.budget, jobs=args.jobs,
-                           runs_dir=Path(tmp) / "runs")
+                           runs_dir=tmp / "runs")
         start = time.perf_counter()
         optimizer = Optimizer(config)
         summary = optimizer.run()

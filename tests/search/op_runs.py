@@ -9,6 +9,15 @@ from tuner.search.loop import RunConfig, optimize
 from tuner.search.report import RunSummary
 from tuner.search.storage import open_storage, run_studies
 
+# (shape, dtype, budget) cases every row-wise operator serves: aligned rows with budget for both variants, a
+# last axis that is not a multiple of 32 bytes, a single row, and fewer rows than vector cores
+ROW_CASES = [
+    ((16, 256), "float16", 6),
+    ((3, 37), "float32", 4),
+    ((1, 1000), "bfloat16", 4),
+    ((5, 300), "float16", 4),
+]
+
 
 def verified_run(config: RunConfig) -> RunSummary:
     """Run `config` and check what every operator's run must give: a baseline that ran correctly, and a best

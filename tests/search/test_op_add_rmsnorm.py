@@ -13,16 +13,13 @@ from tuner.ops import get_operator
 from tuner.ops.base import Expected
 from tuner.search.loop import RunConfig
 
-from .op_runs import measured_variants, verified_run
+from .op_runs import ROW_CASES, measured_variants, verified_run
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 
 @pytest.mark.parametrize(("shape", "dtype", "budget"), [
-    ((16, 256), "float16", 6),   # aligned rows, both variants
-    ((3, 37), "float32", 4),     # rows not a multiple of 32 bytes
-    ((1, 1000), "bfloat16", 4),  # a single row
-    ((5, 300), "float16", 4),    # fewer rows than vector cores, unaligned
+    *ROW_CASES,
     ((1,), "float16", 3),        # one element: y rounds to gamma exactly, which is right, not a copy
 ])
 def test_optimize_finds_a_verified_kernel(tmp_path: Path, shape, dtype, budget):

@@ -16,16 +16,13 @@ from tuner.ops.base import Expected, UnsupportedShapeError
 from tuner.search.loop import RunConfig, optimize
 from tuner.search.space import load_space, run_context
 
-from .op_runs import measured_variants, verified_run
+from .op_runs import ROW_CASES, measured_variants, verified_run
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 
 @pytest.mark.parametrize(("shape", "dtype", "budget"), [
-    ((16, 256), "float16", 6),     # aligned rows, both variants
-    ((3, 37), "float32", 4),       # rows not a multiple of 32 bytes
-    ((1, 1000), "bfloat16", 4),    # a single row
-    ((5, 300), "float16", 4),      # fewer rows than vector cores, unaligned
+    *ROW_CASES,
     ((2, 100_000), "float32", 3),  # a row longer than UB holds: only `split` serves it
 ])
 def test_optimize_finds_a_verified_kernel(tmp_path: Path, shape, dtype, budget):
