@@ -304,7 +304,7 @@ def test_stop_children_interrupts_running_simulators(spinner: Path):
     results = []
     worker = threading.Thread(target=lambda: results.append(run_executable(exe, _out(), 1, timeout_s=0)))
     worker.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while len(_running(spinner)) < 2 and time.monotonic() < deadline:  # the launch has begun (and forked)
         time.sleep(0.05)
     stop_children()

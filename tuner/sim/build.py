@@ -68,9 +68,11 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-def stop_children(sig: int = signal.SIGINT) -> None:
+def stop_children(sig: int = signal.SIGTERM) -> None:
     """Send `sig` to every compiler and simulator child running now. Each runs in a session of its own, so the
-    terminal's Ctrl-C does not reach it: a caller that takes Ctrl-C as a flag forwards it with this."""
+    terminal's Ctrl-C does not reach it: a caller that takes Ctrl-C as a flag forwards it with this. SIGTERM,
+    not SIGINT: a tuner started in the background of a non-interactive shell has SIGINT ignored, and its
+    children inherit that."""
     with _GROUPS_LOCK:
         groups = list(_GROUPS)
     for pgid in groups:
