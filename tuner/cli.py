@@ -394,6 +394,30 @@ def bench(ops_list: str | None, budget: int, soc: str, backend: str, jobs: int, 
 
 
 @main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def doctor(as_json: bool) -> None:
+    """What the npu backend needs and what this machine has: CANN, compiler, torch_npu, NPUs, msprof."""
+    from tuner.backends.npu.detect import detect
+
+    found = detect()
+    if as_json:
+        click.echo(json.dumps(found.to_json()))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="tuner doctor: the npu backend")
+    for column in ("item", "found", "detail", "fix"):
+        table.add_column(column, overflow="fold")
+    for item in found.items:
+        table.add_row(item.name, "yes" if item.found else "no", item.detail, item.fix)
+    console = Console()
+    console.print(table)
+    verdict = "ready" if found.npu_ready else "not ready; --backend sim (the default) works meanwhile"
+    console.print(f"npu backend: {verdict}", markup=False)
+
+
+@main.command()
 @click.option("--storage", help=_STORAGE_HELP)
 @click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True)
