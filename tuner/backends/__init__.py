@@ -15,10 +15,24 @@ def make_backend(name: str, soc: str) -> Backend:
     if name == "sim":
         return SimBackend(soc)
     if name == "npu":
-        raise UsageError("the npu backend is not available yet (it needs CANN and torch_npu); use --backend sim")
+        raise UsageError(npu_unavailable())
     raise UsageError(f"unknown backend '{name}' (known: {', '.join(BACKENDS)})")
 
 
 def time_source(backend: str, soc: str) -> str:
     """Where a backend's times come from, as every printed number says it: a model or a measurement."""
     return f"simulated, {soc} model" if backend == "sim" else f"measured on {soc}"
+
+
+def npu_unavailable() -> str:
+    """One line on why `--backend npu` cannot run here: what detection found missing (as `tuner doctor` shows
+    it), or, on a machine with everything, that this version has no npu backend yet."""
+    from tuner.backends.npu.detect import MSPROF, detect
+
+    found = detect()
+    missing = [f"{item.name} ({item.detail})" for item in found.items if not item.found and item.name != MSPROF]
+    if missing:
+        return (f"the npu backend is not available: missing {'; '.join(missing)} — run `tuner doctor` for the fixes, "
+                "or use --backend sim")
+    return (f"the npu backend is not implemented in this version (found {found.device_soc or 'an NPU'} with CANN "
+            f"{found.cann_version}); use --backend sim")
