@@ -7,17 +7,15 @@ errors so a broken source is never compiled twice.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend
 from tuner.errors import CompileError
+from tuner.filelock import file_lock
 from tuner.sim.build import cache_root
 
 
@@ -37,17 +35,6 @@ def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 class CompileCache:
     """Compiles rendered sources through a backend, at most once per (source, kernel, backend version, SoC)."""
 
@@ -63,7 +50,7 @@ class CompileCache:
         source_path = directory / "kernel.cpp"
         failure = directory / "compile_error.json"
         start = time.perf_counter()
-        with _locked(self.root / f"{key}.lock"):
+        with file_lock(self.root / f"{key}.lock"):
             if failure.exists():
                 saved = json.loads(failure.read_text())
                 error = CompileError(saved["summary"], saved["diagnostics"])

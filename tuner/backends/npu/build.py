@@ -21,21 +21,19 @@ real toolkit: the tests use stand-in `cmake` and `bisheng` scripts.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from tuner.backends.npu.detect import Detection
 from tuner.data.socs import Soc, get_soc
 from tuner.errors import CompileError, ToolchainError
+from tuner.filelock import file_lock
 from tuner.sim.build import cache_root
 
 # Bumped whenever the commands or the generated CMakeLists change, so old cached artefacts are not reused.
@@ -134,17 +132,6 @@ def build_commands(source: Path, kernel: str, soc: Soc, toolchain: NpuToolchain,
              f"--npu-arch={npu_arch(soc)}", "-O2"]]
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _first_error(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     return next((line for line in lines if _ERROR_LINE.search(line)), lines[-1] if lines else "no output")
@@ -171,7 +158,7 @@ class NpuBuilder:
         key = self.key(text, kernel)
         workdir = self.root / key
         done = workdir / DONE_FILE
-        with _locked(self.root / f"{key}.lock"):
+        with file_lock(self.root / f"{key}.lock"):
             if done.is_file():
                 artefact = workdir / json.loads(done.read_text())["artefact"]
                 if artefact.is_file():
