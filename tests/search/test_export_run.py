@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.search.test_export import BLOCK_DIM, COLS, ROWS, SCALE, SOC, env, export
+from .test_export import BLOCK_DIM, COLS, ROWS, SCALE, SOC, env, export
 
 FAKE_CMAKE = """#!/usr/bin/env bash
 # Stand-in cmake: records its argv, and on --build leaves an executable that records its own.
