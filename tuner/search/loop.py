@@ -502,13 +502,13 @@ class Optimizer:
         made: list[tuple[Variant, str, dict[str, Any]]] = []
         recorded = len(rewriter.records)
         if outcome.error_class in REPAIRABLE and rewriter.has_llm:
-            made += [(v, outcome.error_class, dict(params)) for v in rewriter.repair(state.variant, params, outcome)]
+            made += [(v, outcome.error_class, params) for v in rewriter.repair(state.variant, params, outcome)]
         if outcome.measured and rewriter.plateau.observe(self.best_us()):
             made += self._improve(rewriter)
         for record in rewriter.records[recorded:]:
             self._attach_record(record)
-        for variant, trigger, warm in made:
-            self._add_variant(variant, trigger, warm)
+        for variant, trigger, parent_params in made:
+            self._add_variant(variant, trigger, parent_params)
 
     def _attach_record(self, record: MutationRecord) -> None:
         """A proposal's prompt, response and template as artifacts of its parent's study (the dashboard's view)."""
@@ -531,10 +531,11 @@ class Optimizer:
         profile = {"time_us": trial.value, **trial.user_attrs.get("pipe", {}),
                    "roofline_us": bound, "roofline_gap": trial.value / bound if bound else None}
         variants = rewriter.improve(best_state.variant, trial.params, profile, trial.value, bound)
-        return [(v, "plateau", warm_start(v, trial.params, self.context)) for v in variants]
+        return [(v, "plateau", trial.params) for v in variants]
 
-    def _add_variant(self, variant: Variant, trigger: str, warm: dict[str, Any]) -> None:
-        """A rewrite joins the run: its own study, warm-started from the knobs it was validated on."""
+    def _add_variant(self, variant: Variant, trigger: str, parent_params: dict[str, Any]) -> None:
+        """A rewrite joins the run: its own study, warm-started from the knobs it was validated on (the parent's,
+        with any knob the rewrite added at its first value)."""
         assert self.rewriter is not None
         self.space = replace(self.space, variants={**self.space.variants, variant.name: variant})
         points = variant.feasible_points(self.context)
@@ -548,6 +549,7 @@ class Optimizer:
         evaluator = self._evaluator(variant, self.rewriter.inputs)
         state = _VariantState(variant, study, evaluator, points, [_key(p) for p in points])
         self.states[variant.name] = state
+        warm = warm_start(variant, parent_params, self.context)
         if variant.evaluate(warm, self.context).feasible:
             study.enqueue_trial(warm, user_attrs={"warm_start_from": lineage["parent"]})
             state.queued.add(_key(warm))

@@ -4,6 +4,7 @@ recorded (`runs/<run>/mutations.jsonl`, the proposal's files beside it)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import time
@@ -105,7 +106,7 @@ class _Feedback:
 
 def _merge_knobs(parent: Variant, knobs_yaml: str | None) -> dict[str, Any]:
     """The rewrite's space: the parent's YAML plus the knobs and constraints its answer declared."""
-    space = json.loads(json.dumps(dict(parent.raw), default=str))
+    space = copy.deepcopy(dict(parent.raw))
     space.pop("lineage", None)
     space.pop("template", None)
     if not knobs_yaml:
@@ -183,7 +184,7 @@ class Rewriter:
         return MutationContext(
             trigger=trigger, op=self.space.op, shape=tuple(self.facts["shape"]), dtype=self.facts["dtype"],
             soc=self.facts["soc"], variant=parent.name, template=template, template_name=name,
-            knobs=dict(params), knob_space=json.loads(json.dumps(dict(parent.raw.get("knobs", {})), default=str)),
+            knobs=dict(params), knob_space=copy.deepcopy(dict(parent.raw.get("knobs", {}))),
             soc_limits=dict(self.facts["soc_limits"]), **extra)
 
     def _mapped(self, variant: Variant, params: Mapping[str, Any], diagnostics: str) -> str:
