@@ -171,8 +171,12 @@ def _print_run(summary, as_json: bool) -> None:
 @click.argument("op")
 @click.option("--shape", default="4096x4096", show_default=True, help="Input shape, e.g. 4096x4096.")
 @click.option("--dtype", default="float16", show_default=True, help="float16, float32 or bfloat16.")
-@click.option("--soc", default="Ascend910B2", show_default=True, help="SoC to tune for.")
-@click.option("--backend", default="sim", show_default=True, help="sim (CPU simulator) or npu.")
+@click.option("--soc", help="SoC to tune for (default: this machine's NPU, else Ascend910B2 on the simulator).")
+@click.option("--backend", default="auto", show_default=True,
+              help="npu (build with CANN, time on the device), sim (CPU simulator), or auto: npu when `tuner doctor` "
+                   "finds everything it needs, else sim.")
+@click.option("--workers", default=1, show_default=True, type=int,
+              help="NPUs to use at once, one device worker each (npu backend).")
 @click.option("--budget", default=200, show_default=True, type=int,
               help="Distinct candidates that compile and run, over the whole run; re-running tops the run up to it.")
 @click.option("--sampler", default="tpe", show_default=True, help="tpe, random, gp, cmaes or brute.")
@@ -199,7 +203,8 @@ def _print_run(summary, as_json: bool) -> None:
               help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
 @click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
 @click.option("--no-rewrites", is_flag=True, help="Search the packaged templates' knobs only: no LLM, no rules.")
-def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: int, sampler: str, seed: int, jobs: int,
+def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, workers: int, budget: int, sampler: str,
+             seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
              option_specs: tuple[str, ...], as_json: bool, prepare: bool, llm_model: str | None, no_llm: bool,
              llm_max_calls: int, llm_timeout: float, repair_rounds: int, plateau: int, plateau_eps: float,
@@ -207,6 +212,7 @@ def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: in
     """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest."""
     import optuna
 
+    from tuner.backends import choose_backend, time_source
     from tuner.console import progress_bar
     from tuner.ops.base import parse_shape
     from tuner.search.loop import Interrupted, Optimizer, RunConfig
@@ -220,8 +226,13 @@ def optimize(op: str, shape: str, dtype: str, soc: str, backend: str, budget: in
             if not sep or not name.strip():
                 raise UsageError(f"--option '{spec}': expected NAME=VALUE")
             options[name.strip()] = value.strip()
-        config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=soc, backend=backend, budget=budget,
-                           sampler=sampler, seed=seed, jobs=jobs, time_limit_s=time_limit, storage=storage,
+        choice = choose_backend(backend, soc)
+        if not as_json or backend == "auto":
+            click.echo(f"backend: {choice.backend} ({choice.why}); times are {time_source(choice.backend, choice.soc)}",
+                       err=True)
+        config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=choice.soc, backend=choice.backend,
+                           workers=workers, budget=budget, sampler=sampler, seed=seed, jobs=jobs,
+                           time_limit_s=time_limit, storage=storage,
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
                            llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,
                            repair_rounds=repair_rounds, plateau=plateau, plateau_eps=plateau_eps)

@@ -20,7 +20,7 @@ extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z
 """
 ERROR = "kernel.cpp:12:5: error: use of undeclared identifier 'tileLenght'; did you mean 'tileLength'?"
 
-# Stand-in cmake: `--build DIR` writes DIR/lib/libkernels.a and the launch header; configuring writes nothing.
+# Stand-in cmake: `--build DIR` writes DIR/lib/libtuner_launch.so and the launch header; configuring writes nothing.
 CMAKE = f"""#!/bin/sh
 echo "cmake $*" >> "$TOOL_LOG"
 if [ "$1" = "--build" ]; then
@@ -29,7 +29,7 @@ if [ "$1" = "--build" ]; then
         exit 1
     fi
     mkdir -p "$2/lib" "$2/include/kernels"
-    echo archive > "$2/lib/libkernels.a"
+    echo shared > "$2/lib/libtuner_launch.so"
     touch "$2/include/kernels/aclrtlaunch_{KERNEL}.h"
 fi
 exit 0
@@ -98,7 +98,7 @@ def test_cann8_builds_through_ascendc_cmake(env, soc):
     tmp_path, log, src = env
     tc = _toolchain(tmp_path, "8.0.RC3")
     artefact = NpuBuilder(tc, soc).build(src, KERNEL)
-    assert artefact.name == "libkernels.a" and artefact.is_file()
+    assert artefact.name == "libtuner_launch.so" and artefact.is_file()
     assert artefact.is_relative_to(tmp_path / "cache" / "npu")
     calls = _calls(log)
     assert len(calls) == 2
@@ -121,7 +121,7 @@ def test_cann9_calls_bisheng_with_the_npu_arch(env, soc, arch):
     tc = _toolchain(tmp_path, "9.0.0")
     assert tc.major == 9 and tc.compiler == str(tc.home / "bin" / "bisheng")
     artefact = NpuBuilder(tc, soc).build(src, KERNEL)
-    assert artefact.name == "libkernel.so" and artefact.read_text().strip() == "shared"
+    assert artefact.name == "libtuner_kernel.so" and artefact.read_text().strip() == "shared"
     [call] = _calls(log)
     args = call.split()
     assert args[0] == "bisheng" and args[1] == "-shared" and args[2].endswith("/kernel.asc")

@@ -2,37 +2,72 @@
 
 from __future__ import annotations
 
-from tuner.backends.base import Artifact, Backend, Profile, RunResult
+from dataclasses import dataclass
+
+from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming
 from tuner.backends.sim import SimBackend
 from tuner.errors import UsageError
 
-__all__ = ["Artifact", "Backend", "Profile", "RunResult", "SimBackend", "make_backend", "time_source"]
+__all__ = ["Artifact", "Backend", "Choice", "Profile", "RunResult", "SimBackend", "TorchTiming", "choose_backend",
+           "make_backend", "time_source"]
 BACKENDS = ("sim", "npu")
+DEFAULT_SOC = "Ascend910B2"
 
 
-def make_backend(name: str, soc: str) -> Backend:
+@dataclass(frozen=True)
+class Choice:
+    """The backend and SoC a run uses, and one line saying why (printed before it starts)."""
+
+    backend: str
+    soc: str
+    why: str
+
+
+def choose_backend(requested: str, soc: str | None) -> Choice:
+    """`auto` takes the NPU when everything it needs is here, else the simulator; `sim` and `npu` are taken as
+    asked. On the NPU the SoC is the device's, and a different `soc` is an error; the simulator models `soc`
+    (default Ascend910B2)."""
+    if requested not in (*BACKENDS, "auto"):
+        raise UsageError(f"unknown backend '{requested}' (known: auto, {', '.join(BACKENDS)})")
+    if requested == "sim":
+        return Choice("sim", soc or DEFAULT_SOC, "--backend sim")
+    from tuner.backends.npu.backend import npu_unavailable
+    from tuner.backends.npu.detect import detect
+    from tuner.data.socs import UnknownSocError, get_soc
+
+    found = detect()
+    if not found.npu_ready:
+        if requested == "npu":
+            raise UsageError(npu_unavailable(found))
+        return Choice("sim", soc or DEFAULT_SOC, f"no NPU here ({npu_unavailable(found).split(': ', 1)[-1]})")
+    if not found.soc_known:
+        raise UsageError(f"the NPU reports itself as '{found.device_name}', which tuner/data/socs.yaml does not know; "
+                         "add it there, or use --backend sim")
+    if soc is not None:
+        try:
+            asked = get_soc(soc).name
+        except UnknownSocError as exc:
+            raise UsageError(str(exc)) from None
+        if asked != found.device_soc:
+            raise UsageError(f"--soc {soc} differs from this machine's NPU ({found.device_soc}); drop --soc, pass "
+                             f"--soc {found.device_soc}, or use --backend sim to model {soc}")
+    return Choice("npu", found.device_soc or DEFAULT_SOC,
+                  f"{found.device_count} × {found.device_soc} with CANN {found.cann_version}")
+
+
+def make_backend(name: str, soc: str, workers: int = 1) -> Backend:
     """The backend called `name` for `soc`; UsageError when it is unknown or unavailable here."""
     if name == "sim":
+        if workers != 1:
+            raise UsageError("--workers is for --backend npu (one worker per NPU); on the simulator use --jobs")
         return SimBackend(soc)
     if name == "npu":
-        raise UsageError(npu_unavailable())
+        from tuner.backends.npu.backend import NpuBackend
+
+        return NpuBackend(soc, workers=workers)
     raise UsageError(f"unknown backend '{name}' (known: {', '.join(BACKENDS)})")
 
 
 def time_source(backend: str, soc: str) -> str:
     """Where a backend's times come from, as every printed number says it: a model or a measurement."""
     return f"simulated, {soc} model" if backend == "sim" else f"measured on {soc}"
-
-
-def npu_unavailable() -> str:
-    """One line on why `--backend npu` cannot run here: what detection found missing (as `tuner doctor` shows
-    it), or, on a machine with everything, that this version has no npu backend yet."""
-    from tuner.backends.npu.detect import MSPROF, detect
-
-    found = detect()
-    missing = [f"{item.name} ({item.detail})" for item in found.items if not item.found and item.name != MSPROF]
-    if missing:
-        return (f"the npu backend is not available: missing {'; '.join(missing)} — run `tuner doctor` for the fixes, "
-                "or use --backend sim")
-    return (f"the npu backend is not implemented in this version (found {found.device_soc or 'an NPU'} with CANN "
-            f"{found.cann_version}); use --backend sim")

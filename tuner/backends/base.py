@@ -5,10 +5,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tuner.sim.args import KernelArg
+
+if TYPE_CHECKING:
+    from tuner.ops.base import Operator
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,20 @@ class Profile:
     ub_to_gm_bytes: int
     run: RunResult
     report: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # trial attributes a backend adds (device timing statistics, ...)
+    after_timing: RunResult | None = None  # outputs of the last timed launch, checked again where present
+
+
+@dataclass(frozen=True)
+class TorchTiming:
+    """torch's own implementation of an operator timed on a backend's device, and its outputs there."""
+
+    median_us: float
+    p20_us: float
+    p80_us: float
+    launches: int
+    outputs: dict[str, np.ndarray]
+    source: str
 
 
 class Backend(ABC):
@@ -71,3 +89,12 @@ class Backend(ABC):
     def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
         """Launch and time; the result also carries that launch's outputs and faults. With `trace`, also write
         a Chrome-trace timeline of the launch there (one row per pipe per block)."""
+
+    def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:
+        """One more time of a kernel already checked, in µs (the re-timing of the best few before the winner)."""
+        return self.profile(artifact, args, block_dim).time_us
+
+    def time_torch(self, op: Operator, inputs: dict[str, np.ndarray]) -> TorchTiming | None:
+        """torch's own implementation of `op` timed on this backend's device; None where there is none (the
+        simulator runs Ascend C only)."""
+        return None

@@ -18,6 +18,7 @@ class SimBackend(Backend):
     """Runs kernels on the simulator of one SoC; every time it gives is "simulated, <SoC> model"."""
 
     name = "sim"
+    screens_objects = True
 
     def __init__(self, soc: str = "Ascend910B1", *, auto_sync: bool = True, timeout_s: float = 60.0) -> None:
         self._soc = get_soc(soc)

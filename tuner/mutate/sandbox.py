@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend, Profile, RunResult
-from tuner.backends.sim import SimBackend
 from tuner.errors import CompileError
 from tuner.mutate.screen import ScreenError, check_symbols, screen_source
 from tuner.sim.args import KernelArg
@@ -26,7 +25,7 @@ class ScreenedBackend(Backend):
             screen_source(Path(source).read_text(), kernel)
         except ScreenError as exc:
             raise CompileError(f"rejected by the screen: {exc}", str(exc)) from None
-        if isinstance(self.inner, SimBackend):
+        if getattr(self.inner, "screens_objects", False):  # builds a host object the symbol check can read
             try:
                 return self.inner.build(source, kernel, defines, check_object=check_symbols)
             except ScreenError as exc:

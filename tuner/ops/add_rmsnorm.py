@@ -62,6 +62,14 @@ class AddRmsNorm(Operator):
         y = total * torch.rsqrt(total.square().mean(dim=-1, keepdim=True) + self.eps()) * gamma
         return {"y": y, "x_sum": total.to(inputs["x"].dtype).to(torch.float64)}
 
+    def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The residual add in the dtype, then Hugging Face's LlamaRMSNorm of the sum (normalized in float32,
+        cast back to the dtype, scaled by gamma)."""
+        x_sum = inputs["x"] + inputs["residual"]
+        s32 = x_sum.to(torch.float32)
+        normed = s32 * torch.rsqrt(s32.pow(2).mean(dim=-1, keepdim=True) + self.eps())
+        return {"y": inputs["gamma"] * normed.to(x_sum.dtype), "x_sum": x_sum}
+
     def compulsory_bytes(self, shape: tuple[int, ...], dtype: str) -> int:
         """Read x, residual and gamma once, write y and x_sum once."""
         return (4 * math.prod(shape) + shape[-1]) * DTYPE_BYTES[dtype]

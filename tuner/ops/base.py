@@ -186,6 +186,14 @@ class Operator(ABC):
     def reference(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The outputs, computed in float64 by torch."""
 
+    @abstractmethod
+    def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """What a PyTorch user runs for this operator: torch's own functions at the inputs' dtype (on whatever
+        device the inputs are), outputs in the input dtype. The NPU backend times it as `torch_us` and runs it
+        on the device as torch_npu's reference.
+
+        Never float64 (NPUs lack it) and no moves between devices; output names and shapes are `reference`'s."""
+
     def input_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         """Shape of every input for a run of `shape` (all of it by default; e.g. a norm's gamma is (cols,))."""
         return {name: shape for name in self.inputs}

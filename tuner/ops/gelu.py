@@ -78,6 +78,9 @@ class Gelu(Operator):
             return {"y": x * torch.sigmoid(2.0 * SQRT_2_OVER_PI * (x + 0.044715 * x.pow(3)))}
         return {"y": 0.5 * x * torch.special.erfc(-x / math.sqrt(2.0))}
 
+    def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        return {"y": torch.nn.functional.gelu(inputs["x"], approximate=str(self.opts["approximate"]))}
+
     def compulsory_bytes(self, shape: tuple[int, ...], dtype: str) -> int:
         return 2 * math.prod(shape) * DTYPE_BYTES[dtype]
 

@@ -38,6 +38,10 @@ class ReduceSum(Operator):
         x = inputs["x"].to(torch.float64)
         return {"y": x.sum(dim=-1).reshape(self.output_shapes(tuple(x.shape))["y"])}
 
+    def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        x = inputs["x"]
+        return {"y": x.sum(dim=-1).reshape(self.output_shapes(tuple(x.shape))["y"])}
+
     def check(self, outputs: dict[str, torch.Tensor], inputs: dict[str, torch.Tensor],
               expected: dict[str, Expected]) -> Check:
         """rtol-dominant, but relative to sum(|x|) of each row rather than |sum|: a sum that cancels is tiny,

@@ -46,6 +46,13 @@ class RmsNorm(Operator):
         gamma = inputs["gamma"].to(torch.float64)
         return {"y": x * torch.rsqrt(x.square().mean(dim=-1, keepdim=True) + self.eps()) * gamma}
 
+    def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """Hugging Face's LlamaRMSNorm: normalize in float32, cast back to the dtype, then scale by gamma."""
+        x = inputs["x"]
+        x32 = x.to(torch.float32)
+        normed = x32 * torch.rsqrt(x32.pow(2).mean(dim=-1, keepdim=True) + self.eps())
+        return {"y": inputs["gamma"] * normed.to(x.dtype)}
+
     def compulsory_bytes(self, shape: tuple[int, ...], dtype: str) -> int:
         """Read x and gamma once, write y once."""
         return (2 * math.prod(shape) + shape[-1]) * DTYPE_BYTES[dtype]

@@ -47,6 +47,9 @@ class Silu(Operator):
         x = inputs["x"].to(torch.float64)
         return {"y": x * torch.sigmoid(x)}
 
+    def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        return {"y": torch.nn.functional.silu(inputs["x"])}
+
     def compulsory_bytes(self, shape: tuple[int, ...], dtype: str) -> int:
         return 2 * math.prod(shape) * DTYPE_BYTES[dtype]
 

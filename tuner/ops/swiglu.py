@@ -49,6 +49,10 @@ class Swiglu(Operator):
         a, b = inputs["x"].to(torch.float64).chunk(2, dim=-1)
         return {"y": torch.nn.functional.silu(a) * b}
 
+    def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        a, b = inputs["x"].chunk(2, dim=-1)
+        return {"y": torch.nn.functional.silu(a) * b}
+
     def compulsory_bytes(self, shape: tuple[int, ...], dtype: str) -> int:
         """Read x once, write y (half its size) once."""
         n = math.prod(shape)

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from tuner.backends.base import Backend, RunResult
+from tuner.backends.base import Backend, RunResult, TorchTiming
 from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache
 from tuner.search.space import SearchSpace, Variant
@@ -54,6 +54,7 @@ class RunInputs:
         self.arrays = [{k: to_numpy(v) for k, v in s.items()} for s in self.inputs]
         self.expected = [{name: Expected.of(ref, dtype) for name, ref in op.reference(s).items()} for s in self.inputs]
         self.output_shapes = op.output_shapes(shape)
+        self.torch: TorchTiming | None = None  # torch's own op on the backend's device, when it has one
 
 
 def tiling_bytes(tiling: tuple[tuple[str, int], ...]) -> bytes:
@@ -137,10 +138,14 @@ class Evaluator:
         run_s = time.perf_counter() - start
         attrs.update(time_source=profile.source, pipe={
             **{k: round(v, 4) for k, v in profile.pipe_ratios.items()},
-            "gm_to_ub_bytes": profile.gm_to_ub_bytes, "ub_to_gm_bytes": profile.ub_to_gm_bytes})
+            "gm_to_ub_bytes": profile.gm_to_ub_bytes, "ub_to_gm_bytes": profile.ub_to_gm_bytes}, **profile.extra)
         outcome = Outcome(measured=True, attrs=attrs, source=source)
         verify_start = time.perf_counter()
         failure = self._verdict(profile.run, 0, errors)
+        if failure is None and profile.after_timing is not None:
+            failure = self._verdict(profile.after_timing, 0, errors)
+            if failure is not None:
+                failure = (failure[0], f"after the timed launches: {failure[1]}")
         value = profile.time_us
         if failure is None and not math.isfinite(value):
             failure = (FAULT, f"the backend gave no time ({value})")
@@ -158,7 +163,18 @@ class Evaluator:
             outcome.error_class, outcome.detail = failure
             return outcome
         outcome.value = value
+        if self.inputs.torch is not None:
+            attrs.update(torch_us=round(self.inputs.torch.median_us, 3),
+                         speedup_vs_torch=round(self.inputs.torch.median_us / value, 4) if value > 0 else None)
         return outcome
+
+    def retime(self, params: Mapping[str, Any]) -> float:
+        """A fresh device time of an already measured point (the interleaved re-timing of the best few)."""
+        point = self.variant.evaluate(params, self.context)
+        build = self.cache.build(self.render(params), self.space.kernel)
+        if build.artifact is None:
+            raise RuntimeError(f"a measured point no longer builds: {build.error.summary if build.error else ''}")
+        return self.backend.time(build.artifact, self._args(0, tiling_bytes(point.tiling)), point.block_dim)
 
     def _args(self, index: int, tiling: bytes) -> list[KernelArg]:
         return kernel_args(self.space, self.inputs.arrays[index], self.inputs.output_shapes, self.inputs.dtype, tiling)

@@ -35,10 +35,11 @@ from optuna.trial import TrialState
 from optuna_dashboard import save_note
 
 from tuner.backends import make_backend, time_source
+from tuner.backends.npu.timing import interleaved_retime, winner
 from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
 from tuner.errors import TunerError, UsageError
 from tuner.ops import get_operator
-from tuner.ops.base import UnsupportedShapeError, shape_text
+from tuner.ops.base import UnsupportedShapeError, shape_text, to_torch
 from tuner.search import report
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import INFEASIBLE, INTERRUPTED, Evaluator, Outcome, RunInputs
@@ -61,6 +62,7 @@ from tuner.sim.build import stop_children
 
 PATIENCE_ASKS = 50
 MIN_TRIALS_PER_VARIANT = 5
+RETIME_TOP, RETIME_ROUNDS = 5, 3  # on a device: the best few re-timed, interleaved, before a winner is named
 UCB_C = 0.5
 # Outcomes a repeat of the same point would reproduce: copied to duplicates instead of re-running.
 DETERMINISTIC = ("infeasible", "render_error", "compile_error", "fault", "wrong_result", "timeout")
@@ -87,6 +89,7 @@ class RunConfig:
     sampler: str = "tpe"
     seed: int = 0
     jobs: int = 2
+    workers: int = 1  # NPUs used at once, one device worker each (npu backend)
     time_limit_s: float | None = None
     storage: str | None = None
     runs_dir: Path = DEFAULT_RUNS_DIR
@@ -212,7 +215,8 @@ class Optimizer:
             self.soc = get_soc(config.soc)
         except UnknownSocError as exc:
             raise UsageError(str(exc)) from None
-        self.backend = make_backend(config.backend, self.soc.name)
+        self.backend = make_backend(config.backend, self.soc.name, config.workers)
+        self.jobs = max(config.jobs, config.workers)
         self.run_name = config.run_name
         self.run_dir = config.runs_dir / self.run_name
         self.space: SearchSpace = with_rewrites(load_space(self.op.name, config.project), self.run_dir / "variants")
@@ -589,7 +593,9 @@ class Optimizer:
             if finished:
                 self.stop_reason = f"the run already has its budget of {self.config.budget} trials"
             else:
+                self._time_torch(inputs)
                 self._loop()
+                self._retime()
             self._export_best()
             return self._summary(finished=finished)
         finally:
@@ -600,10 +606,10 @@ class Optimizer:
         (an interrupted SQLite write could leave the database locked), so every trial is told cleanly."""
         inflight: dict[int, _InFlight] = {}
         deadline = None if self.config.time_limit_s is None else self._start + self.config.time_limit_s
-        pool = ThreadPoolExecutor(max_workers=self.config.jobs, thread_name_prefix="tuner-eval")
+        pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="tuner-eval")
         with _sigint_as_flag() as interrupted:
             while not interrupted.is_set():
-                while len(inflight) < self.config.jobs and not self.stop_reason and not interrupted.is_set():
+                while len(inflight) < self.jobs and not self.stop_reason and not interrupted.is_set():
                     if deadline is not None and time.monotonic() >= deadline:
                         self.stop_reason = f"time limit of {self.config.time_limit_s:g} s reached"
                         break
@@ -640,6 +646,45 @@ class Optimizer:
         if not self.stop_reason:
             self.stop_reason = f"budget of {self.config.budget} trials reached"
         pool.shutdown(wait=True)
+
+    def _record(self, key: str, value: Any) -> None:
+        """A run-level fact, kept on every study of the run (any of them may be the one read back)."""
+        for state in self.states.values():
+            state.study.set_user_attr(key, value)
+
+    def _time_torch(self, inputs: RunInputs) -> None:
+        """torch's own operator on the device, timed like the candidates and checked against the float64 CPU
+        reference (the cross-check of device and host); every measured trial then carries `speedup_vs_torch`."""
+        timing = self.backend.time_torch(self.op, inputs.arrays[0])
+        if timing is None:
+            return
+        inputs.torch = timing
+        outputs = {name: to_torch(array) for name, array in timing.outputs.items()}
+        check = self.op.check(outputs, inputs.inputs[0], inputs.expected[0])
+        self._record("torch", {"median_us": round(timing.median_us, 3), "p20_us": round(timing.p20_us, 3),
+                               "p80_us": round(timing.p80_us, 3), "launches": timing.launches,
+                               "source": timing.source, "matches_cpu_reference": check.ok,
+                               "detail": check.detail})
+
+    def _retime(self) -> None:
+        """Before naming a winner on a device, re-time the best few against each other, interleaved over
+        RETIME_ROUNDS rounds (timing.py): one batch each, in rotating order, so drift cannot favour one."""
+        if self.backend.name == "sim":
+            return
+        ranked = sorted(((t.value, name, t) for name, state in self.states.items()
+                         for t in state.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+                         if report.eligible(t)), key=lambda item: item[0])[:RETIME_TOP]
+        if len(ranked) < 2:
+            return
+        by_key = {f"{name}:{t.number}": (name, t) for _, name, t in ranked}
+
+        def time_one(key: str) -> float:
+            name, trial = by_key[key]
+            return self.states[name].evaluator.retime(trial.params)
+
+        times = interleaved_retime(list(by_key), time_one, rounds=RETIME_ROUNDS)
+        self._record("retime", {"rounds": RETIME_ROUNDS, "winner": winner(times), "source": self.time_source,
+                                "times_us": {k: [round(v, 3) for v in vs] for k, vs in times.items()}})
 
     def _unproductive(self) -> None:
         self._idle_asks += 1

@@ -15,7 +15,7 @@ from tuner.ops import get_operator
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.rewrites import read_records
 from tuner.search.roofline import roofline
-from tuner.search.storage import DEFAULT_RUNS_DIR, run_studies
+from tuner.search.storage import DEFAULT_RUNS_DIR, StudyInfo, run_studies
 
 TOP_PER_VARIANT = 3
 
@@ -103,6 +103,15 @@ def eligible(trial: FrozenTrial) -> bool:
             and int(trial.user_attrs.get("verified_sets", 0)) >= INPUT_SETS)
 
 
+def retimed_winner(infos: list[StudyInfo]) -> str | None:
+    """`VARIANT:N` of the trial the interleaved re-timing named winner (device runs), or None."""
+    for info in infos:
+        retime = info.attrs.get("retime")
+        if retime:
+            return str(retime["winner"])
+    return None
+
+
 def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, *,
               runs_dir: Path = DEFAULT_RUNS_DIR, stop_reason: str = "", skipped: dict[str, str] | None = None,
               already_finished: bool = False) -> RunSummary:
@@ -118,9 +127,11 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
     baseline: TrialRow | None = None
     baseline_why = ""
     best: TrialRow | None = None
+    retimed_row: TrialRow | None = None
     top: dict[str, list[TrialRow]] = {}
     measured = 0
     time_source = ""
+    retimed = retimed_winner(infos)
     for info in infos:
         study = optuna.load_study(study_name=info.name, storage=storage)
         trials = study.get_trials(deepcopy=False)
@@ -146,6 +157,11 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
             winner = min(eligible_here, key=lambda t: t.value)
             if best is None or winner.value < best.value:
                 best = _row(info.name, info.variant, winner)
+        named = [t for t in eligible_here if f"{info.variant}:{t.number}" == retimed]
+        if named:
+            retimed_row = _row(info.name, info.variant, named[0])
+    if retimed and retimed_row is not None:
+        best = retimed_row
     lineage = []
     for info in infos:
         parent = info.attrs.get("lineage")

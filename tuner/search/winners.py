@@ -15,7 +15,7 @@ from tuner.ops.base import Operator, to_numpy
 from tuner.search.compile_cache import CompileCache, source_hash
 from tuner.search.evaluate import kernel_args, tiling_bytes
 from tuner.search.export import export_kernel
-from tuner.search.report import eligible
+from tuner.search.report import eligible, retimed_winner
 from tuner.search.space import PROJECT_ROOT, Point, SearchSpace, load_space, run_context, with_rewrites
 from tuner.search.storage import StudyInfo, run_studies
 from tuner.search.templates import render_kernel
@@ -41,7 +41,8 @@ def _trial(storage: optuna.storages.BaseStorage, run: str, ref: str | None) -> t
     if ref is None:
         if not found:
             raise UsageError(f"run '{run}' has no correct trial yet")
-        return min(found, key=lambda pair: pair[1].value)
+        named = [pair for pair in found if f"{pair[0].variant}:{pair[1].number}" == retimed_winner(infos)]
+        return named[0] if named else min(found, key=lambda pair: pair[1].value)
     if not number.isdigit() or not found:
         raise UsageError(f"run '{run}' has no trial '{ref}' (give N or VARIANT:N)")
     if len(found) > 1:

@@ -68,6 +68,18 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
+def track_child_group(pgid: int) -> None:
+    """Count a child started elsewhere in its own session (the NPU device worker) among those `stop_children`
+    reaches."""
+    with _GROUPS_LOCK:
+        _GROUPS.add(pgid)
+
+
+def forget_child_group(pgid: int) -> None:
+    with _GROUPS_LOCK:
+        _GROUPS.discard(pgid)
+
+
 def stop_children(sig: int = signal.SIGTERM) -> None:
     """Send `sig` to every compiler and simulator child running now. Each runs in a session of its own, so the
     terminal's Ctrl-C does not reach it: a caller that takes Ctrl-C as a flag forwards it with this. SIGTERM,
