@@ -177,6 +177,8 @@ def _print_run(summary, as_json: bool) -> None:
                    "finds everything it needs, else sim.")
 @click.option("--workers", default=1, show_default=True, type=int,
               help="NPUs to use at once, one device worker each (npu backend).")
+@click.option("--profile", type=click.Choice(["msprof"]),
+              help="Profile the best kernel with `msprof op` at each plateau and the winner (npu backend).")
 @click.option("--budget", default=200, show_default=True, type=int,
               help="Distinct candidates that compile and run, over the whole run; re-running tops the run up to it.")
 @click.option("--sampler", default="tpe", show_default=True, help="tpe, random, gp, cmaes or brute.")
@@ -203,8 +205,8 @@ def _print_run(summary, as_json: bool) -> None:
               help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
 @click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
 @click.option("--no-rewrites", is_flag=True, help="Search the packaged templates' knobs only: no LLM, no rules.")
-def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, workers: int, budget: int, sampler: str,
-             seed: int, jobs: int,
+def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, workers: int, profile: str | None,
+             budget: int, sampler: str, seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
              option_specs: tuple[str, ...], as_json: bool, prepare: bool, llm_model: str | None, no_llm: bool,
              llm_max_calls: int, llm_timeout: float, repair_rounds: int, plateau: int, plateau_eps: float,
@@ -231,7 +233,7 @@ def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, wor
             click.echo(f"backend: {choice.backend} ({choice.why}); times are {time_source(choice.backend, choice.soc)}",
                        err=True)
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=choice.soc, backend=choice.backend,
-                           workers=workers, budget=budget, sampler=sampler, seed=seed, jobs=jobs,
+                           workers=workers, profile=profile, budget=budget, sampler=sampler, seed=seed, jobs=jobs,
                            time_limit_s=time_limit, storage=storage,
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
                            llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,

@@ -11,6 +11,7 @@ import struct
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -168,13 +169,22 @@ class Evaluator:
                          speedup_vs_torch=round(self.inputs.torch.median_us / value, 4) if value > 0 else None)
         return outcome
 
-    def retime(self, params: Mapping[str, Any]) -> float:
-        """A fresh device time of an already measured point (the interleaved re-timing of the best few)."""
+    def _launchable(self, params: Mapping[str, Any]) -> tuple[Any, list[KernelArg], int]:
+        """The artifact, arguments (input set 0) and block count of an already measured point."""
         point = self.variant.evaluate(params, self.context)
         build = self.cache.build(self.render(params), self.space.kernel)
         if build.artifact is None:
             raise RuntimeError(f"a measured point no longer builds: {build.error.summary if build.error else ''}")
-        return self.backend.time(build.artifact, self._args(0, tiling_bytes(point.tiling)), point.block_dim)
+        return build.artifact, self._args(0, tiling_bytes(point.tiling)), point.block_dim
+
+    def retime(self, params: Mapping[str, Any]) -> float:
+        """A fresh device time of an already measured point (the interleaved re-timing of the best few)."""
+        return self.backend.time(*self._launchable(params))
+
+    def msprof(self, params: Mapping[str, Any], output: Path) -> dict[str, Any]:
+        """An already measured point profiled by msprof op (npu backend), in the simulator's report schema."""
+        artifact, args, block_dim = self._launchable(params)
+        return self.backend.msprof(artifact, args, block_dim, output)
 
     def _args(self, index: int, tiling: bytes) -> list[KernelArg]:
         return kernel_args(self.space, self.inputs.arrays[index], self.inputs.output_shapes, self.inputs.dtype, tiling)

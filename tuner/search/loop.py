@@ -90,6 +90,7 @@ class RunConfig:
     seed: int = 0
     jobs: int = 2
     workers: int = 1  # NPUs used at once, one device worker each (npu backend)
+    profile: str | None = None  # "msprof": profile the best at each plateau and the winner (npu backend)
     time_limit_s: float | None = None
     storage: str | None = None
     runs_dir: Path = DEFAULT_RUNS_DIR
@@ -215,6 +216,11 @@ class Optimizer:
             self.soc = get_soc(config.soc)
         except UnknownSocError as exc:
             raise UsageError(str(exc)) from None
+        if config.profile not in (None, "msprof"):
+            raise UsageError(f"--profile {config.profile}: the one profiler is msprof")
+        if config.profile and config.backend != "npu":
+            raise UsageError("--profile msprof profiles on an NPU (--backend npu); the simulator's own report is "
+                             "already in every trial")
         self.backend = make_backend(config.backend, self.soc.name, config.workers)
         self.jobs = max(config.jobs, config.workers)
         self.run_name = config.run_name
@@ -534,6 +540,9 @@ class Optimizer:
         bound = roofline(self.op, self.config.shape, self.config.dtype, self.soc).bound_us
         profile = {"time_us": trial.value, **trial.user_attrs.get("pipe", {}),
                    "roofline_us": bound, "roofline_gap": trial.value / bound if bound else None}
+        measured = self._msprof(best_state, trial, "plateau")
+        if measured and "pipe_ratios" in measured:
+            profile.update(measured["pipe_ratios"], pipe_source=measured["source"])
         variants = rewriter.improve(best_state.variant, trial.params, profile, trial.value, bound)
         return [(v, "plateau", trial.params) for v in variants]
 
@@ -596,6 +605,7 @@ class Optimizer:
                 self._time_torch(inputs)
                 self._loop()
                 self._retime()
+                self._profile_winner()
             self._export_best()
             return self._summary(finished=finished)
         finally:
@@ -685,6 +695,31 @@ class Optimizer:
         times = interleaved_retime(list(by_key), time_one, rounds=RETIME_ROUNDS)
         self._record("retime", {"rounds": RETIME_ROUNDS, "winner": winner(times), "source": self.time_source,
                                 "times_us": {k: [round(v, 3) for v in vs] for k, vs in times.items()}})
+
+    def _msprof(self, state: _VariantState, trial: optuna.trial.FrozenTrial, why: str) -> dict[str, Any] | None:
+        """With --profile msprof, the trial profiled on the device; kept as the run's `msprof_<why>` attribute
+        (a failure of msprof is recorded, never fatal)."""
+        if self.config.profile != "msprof":
+            return None
+        key = f"{state.variant.name}:{trial.number}"
+        try:
+            report = state.evaluator.msprof(trial.params, self.run_dir / "msprof" / f"{why}-{key.replace(':', '-')}")
+        except TunerError as exc:
+            result: dict[str, Any] = {"trial": key, "error": str(exc)}
+        else:
+            result = {"trial": key, "pipe_ratios": report["pipe_ratios"], "source": report["source"],
+                      "csv": report["csv"], "task_duration_us": report.get("task_duration_us")}
+        self._record(f"msprof_{why}", result)
+        return result
+
+    def _profile_winner(self) -> None:
+        if self.config.profile != "msprof":
+            return
+        summary = self._summary()
+        if summary.best is not None:
+            state = self.states[summary.best.variant]
+            trial = state.study.trials[summary.best.number]
+            self._msprof(state, trial, "winner")
 
     def _unproductive(self) -> None:
         self._idle_asks += 1

@@ -10,9 +10,11 @@ median of NPU-event launch times (timing.py), "measured on <SoC>".
 from __future__ import annotations
 
 import atexit
+import json
 import math
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -25,6 +27,8 @@ from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTimi
 from tuner.backends.npu.build import RECIPE_VERSION, NpuBuilder, NpuToolchain
 from tuner.backends.npu.detect import Detection, detect
 from tuner.backends.npu.device import DeviceCrash, DeviceError, DevicePool, DeviceTimeout
+from tuner.backends.npu.msprof import profile_from_report
+from tuner.backends.npu.profiler import MsprofError, profile_kernel
 from tuner.backends.npu.timing import l2_flush_bytes, summarize
 from tuner.backends.sim import SimBackend
 from tuner.data.socs import get_soc
@@ -212,6 +216,27 @@ class NpuBackend(Backend):
         if not run.ok:
             raise DeviceError(run.faults[0])
         return summarize(reply["samples_us"]).median_us
+
+    def msprof(self, artifact: Artifact, args: list[KernelArg], block_dim: int, output: Path) -> dict[str, Any]:
+        """One launch under `msprof op --kernel-name=<entry>` (the worker answering a single request), its
+        PipeUtilization.csv read into the simulator's report schema, and the pipe ratios of its slowest block."""
+        msprof = self.detection.msprof
+        if msprof is None:
+            raise MsprofError("msprof was not found (see `tuner doctor`); it ships with the CANN toolkit")
+        output.mkdir(parents=True, exist_ok=True)
+        scratch = self._scratch()
+        try:
+            request = scratch / "request.json"
+            request.write_text(json.dumps({"op": "launch", "lib": str(artifact.path), "block_dim": block_dim,
+                                           "args": self._specs(args), "out_dir": str(scratch), "timing": None}))
+            env = dict(os.environ)
+            if self.pool.workers[0].device is not None:
+                env["ASCEND_RT_VISIBLE_DEVICES"] = self.pool.workers[0].device
+            app = [sys.executable, "-m", "tuner.backends.npu.worker", "--once", str(request)]
+            report = profile_kernel(msprof, artifact.kernel, app, output, timeout_s=max(self.timeout_s, 120.0), env=env)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return {**report, "pipe_ratios": profile_from_report(report)}
 
     def time_torch(self, op: Operator, inputs: dict[str, np.ndarray]) -> TorchTiming:
         """torch's own implementation of `op` on the device (torch_npu's kernels): outputs and times."""

@@ -59,6 +59,7 @@ class Detection:
     device_soc: str | None = None
     soc_known: bool = False
     device_source: str | None = None
+    msprof: str | None = None
 
     def item(self, name: str) -> Item:
         return next(i for i in self.items if i.name == name)
@@ -82,6 +83,7 @@ class Detection:
             "device_soc": self.device_soc,
             "soc_known": self.soc_known,
             "device_source": self.device_source,
+            "msprof": self.msprof,
             "items": [i.to_json() for i in self.items],
         }
 
@@ -321,4 +323,5 @@ def _msprof(det: Detection, env: Mapping[str, str], find, import_module) -> Item
     if found is None:
         return Item(MSPROF, False, "no msprof on PATH" + (f" or in {det.home}/tools/profiler/bin" if det.home else ""),
                     f"optional (per-pipe breakdowns): it ships with the CANN toolkit; {SET_ENV_FIX}")
+    det.msprof = str(found)
     return Item(MSPROF, True, str(found))

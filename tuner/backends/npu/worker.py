@@ -156,11 +156,16 @@ def serve(requests, replies) -> None:
         replies.flush()
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
+    """Serve requests on stdin; or, with `--once REQUEST.json`, answer that one request and exit (the program
+    `msprof op` profiles)."""
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever native code prints goes to stderr, never into the replies
-    serve(sys.stdin, replies)
+    if argv[:1] == ["--once"] and len(argv) == 2:
+        serve([Path(argv[1]).read_text()], replies)
+    else:
+        serve(sys.stdin, replies)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
