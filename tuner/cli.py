@@ -408,15 +408,41 @@ def bench(ops_list: str | None, budget: int, soc: str, backend: str, jobs: int, 
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def doctor(as_json: bool) -> None:
-    """What the npu backend needs and what this machine has: CANN, compiler, torch_npu, NPUs, msprof."""
+@click.option("--selftest", is_flag=True,
+              help="Tune add and softmax (fp16) briefly on the NPU and write a report to attach to an issue.")
+@click.option("--report", "report_path", default="tuner-selftest.md", show_default=True,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Where --selftest writes its markdown report (the JSON goes next to it, .json).")
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where --selftest's runs go (default: a fresh temporary directory).")
+def doctor(as_json: bool, selftest: bool, report_path: Path, runs_dir: Path | None) -> None:
+    """What the npu backend needs and what this machine has: CANN, compiler, torch_npu, NPUs, msprof.
+
+    With --selftest: exit 0 when both cases found a correct kernel, 1 when one did not, 2 when the npu backend
+    is not available."""
+    from rich.console import Console
+
+    if selftest:
+        import tempfile
+
+        from tuner.backends.npu.selftest import run_selftest, summary_table, write_report
+
+        with tempfile.TemporaryDirectory(prefix="tuner-selftest-") as tmp:
+            result = _run_guarded(lambda: run_selftest(runs_dir or Path(tmp)))
+        if not result.npu_ready:
+            _fail(f"npu backend not available: {'; '.join(result.missing)}", EXIT_USAGE)
+        json_path = _run_guarded(lambda: write_report(result, report_path))
+        console = Console()
+        console.print(summary_table(result))
+        console.print(f"self-test {'ok' if result.ok else 'FAILED'}; report: {report_path} (and {json_path})",
+                      markup=False)
+        sys.exit(0 if result.ok else EXIT_FAULT)
     from tuner.backends.npu.detect import detect
 
     found = detect()
     if as_json:
         click.echo(json.dumps(found.to_json()))
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="tuner doctor: the npu backend")

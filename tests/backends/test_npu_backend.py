@@ -1,0 +1,195 @@
+"""The whole NPU path on a stand-in machine (tests/backends/standin): CANN toolkit tree, bisheng/cmake/npu-smi
+executables that build for the simulator, and a torch_npu with events, streams and a device name. The tuner
+cannot tell it from an Ascend machine, so everything but the silicon runs: detection, both CANN recipes,
+the launcher, the device worker and its watchdog, the simulator pre-check, timing, verification, re-timing,
+torch_npu's own op, --workers pinning, and export."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import optuna
+import pytest
+import torch
+
+import tuner.backends.npu.detect as detect_mod
+from tuner.backends import choose_backend
+from tuner.backends.npu.backend import PRECHECK, NpuBackend, TimingPolicy
+from tuner.backends.npu.detect import detect
+from tuner.errors import UsageError
+from tuner.search.report import eligible
+from tuner.sim.args import GmBytes, GmIn, GmOut
+
+from .standin import machine, npu_runtime
+
+N = 64
+PROBE = """#include "kernel_operator.h"
+// mode 0: y = 2x (block 0); 1: spin for ever; 2: trap; 3: write past the end of y
+extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR y, GM_ADDR mode)
+{
+    const uint8_t m = *(__gm__ uint8_t *)mode;
+    __gm__ float *xp = (__gm__ float *)x;
+    __gm__ float *yp = (__gm__ float *)y;
+    if (AscendC::GetBlockIdx() != 0) return;
+    if (m == 1) { volatile int spin = 1; while (spin) {} }
+    if (m == 2) { __builtin_trap(); }
+    if (m == 3) { yp[64] = 1.0f; }
+    for (int i = 0; i < 64; ++i) yp[i] = 2.0f * xp[i];
+}
+"""
+
+
+def _tools(log: Path) -> list[list[str]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def _optimize(env: dict[str, str], runs: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tuner.cli", "optimize", "add", "--shape", "8x64", "--budget", "3",
+                           "--runs-dir", str(runs), "--json", "--no-rewrites", *extra],
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+def _studies(runs: Path) -> list[optuna.Study]:
+    url = f"sqlite:///{runs / 'tuner.db'}"
+    return [optuna.load_study(study_name=s.study_name, storage=url) for s in optuna.get_all_study_summaries(url)]
+
+
+@pytest.mark.parametrize(("cann", "soc", "build"), [("9.0.0", "Ascend910B2", "bisheng"),
+                                                    ("8.0.RC2", "Ascend310P3", "cmake")])
+def test_optimize_runs_the_whole_npu_path(tmp_path, cann, soc, build) -> None:
+    m = machine(tmp_path, cann=cann, soc=soc)
+    proc = _optimize(m.env, tmp_path / "runs")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["backend"], out["soc"], out["time_source"]) == ("npu", soc, f"measured on {soc}")
+    assert out["best_us"] > 0 and out["best_dir"]
+    assert f"backend: npu (1 × {soc} with CANN {cann}); times are measured on {soc}" in proc.stderr
+
+    calls = _tools(m.log)
+    builds = [c for c in calls if c[0] == build and "--version" not in c]
+    assert builds, calls
+    if build == "bisheng":
+        assert all("-shared" in c and "--npu-arch=dav-2201" in c and c[c.index("-o") + 1].endswith(".so")
+                   for c in builds)
+    else:
+        configure = [c for c in builds if c[1] == "-S"]
+        assert configure and all(f"-DSOC_VERSION={soc}" in c and "-DRUN_MODE=npu" in c for c in configure)
+        assert any(c[1] == "--build" for c in builds)
+
+    studies = _studies(tmp_path / "runs")
+    attrs = studies[0].user_attrs
+    assert attrs["torch"]["matches_cpu_reference"] and attrs["torch"]["median_us"] > 0
+    measured = [t for s in studies for t in s.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert measured
+    for trial in measured:
+        timing = trial.user_attrs["timing"]
+        assert timing["p20_us"] <= timing["median_us"] <= timing["p80_us"] and timing["launches"] >= 1
+        assert trial.value == pytest.approx(timing["median_us"], rel=1e-3)
+        assert trial.user_attrs["sim_us"] > 0 and trial.user_attrs["sim_source"] == f"simulated, {soc} model"
+        assert trial.user_attrs["speedup_vs_torch"] == pytest.approx(
+            trial.user_attrs["torch_us"] / trial.value, rel=1e-2, abs=1e-4)
+    checked = [t for t in measured if eligible(t)]  # only kernels checked on every input set may win
+    if len(checked) >= 2:
+        retime = attrs["retime"]
+        assert len(retime["times_us"]) == min(5, len(checked))
+        assert all(len(times) == 3 for times in retime["times_us"].values())
+        best = json.loads((Path(out["best_dir"]) / "kernel.json").read_text())
+        assert f"{best['variant']}:{best['trial']}" == retime["winner"]
+
+
+def test_workers_pin_one_device_each(tmp_path) -> None:
+    m = machine(tmp_path, count=2)
+    proc = _optimize(m.env, tmp_path / "runs", "--workers", "2", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    pinned = {line.split("visible=")[1] for line in (tmp_path / "npu.log").read_text().splitlines()}
+    assert pinned == {"0", "1"}
+    proc = _optimize(m.env, tmp_path / "runs2", "--workers", "3")
+    last = proc.stderr.strip().splitlines()[-1]
+    assert proc.returncode == 2 and last.startswith("error: --workers 3: this machine has 2")
+
+
+def test_backend_choice(tmp_path, monkeypatch) -> None:
+    m = machine(tmp_path, soc="Ascend910B2")
+    for key in ("PATH", "PYTHONPATH", "ASCEND_HOME_PATH", "STANDIN_NPU_NAME", "STANDIN_NPU_COUNT"):
+        monkeypatch.setenv(key, m.env[key])
+    monkeypatch.setattr(detect_mod, "detect", lambda: detect(import_module=_standin_import))
+    assert choose_backend("auto", None).backend == "npu"
+    assert choose_backend("auto", None).soc == "Ascend910B2"
+    assert choose_backend("sim", "Ascend310P3").soc == "Ascend310P3"
+    with pytest.raises(UsageError, match="--soc Ascend310P3 differs from this machine's NPU \\(Ascend910B2\\)"):
+        choose_backend("npu", "Ascend310P3")
+    proc = subprocess.run([sys.executable, "-m", "tuner.cli", "optimize", "add", "--soc", "Ascend310P3"], env=m.env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "differs from this machine's NPU" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _standin_import(name: str):
+    if name == "torch":
+        return SimpleNamespace(__version__=torch.__version__, npu=npu_runtime.namespace())
+    if name == "torch_npu":
+        return npu_runtime
+    raise ModuleNotFoundError(name)
+
+
+@pytest.fixture
+def backend(tmp_path, monkeypatch):
+    m = machine(tmp_path)
+    for key in ("PATH", "PYTHONPATH", "ASCEND_HOME_PATH", "TOOL_LOG", "STANDIN_NPU_NAME", "STANDIN_NPU_COUNT",
+                "STANDIN_NPU_LOG"):
+        monkeypatch.setenv(key, m.env[key])
+    found = detect(import_module=_standin_import)
+    assert found.npu_ready, found.to_json()
+    made = NpuBackend("Ascend910B2", detection=found, timing=TimingPolicy(min_launches=5, min_total_ms=1.0,
+                                                                          flush=False), timeout_s=5.0)
+    source = tmp_path / "probe.cpp"
+    source.write_text(PROBE)
+    yield made, made.build(source, "probe"), tmp_path / "npu.log"
+    made.close()
+
+
+def _args(mode: int, x: np.ndarray) -> list:
+    return [GmIn(x, "x"), GmOut(np.dtype(np.float32), (N,), "y"), GmBytes(bytes([mode]), "mode")]
+
+
+def test_run_and_profile_a_clean_kernel(backend) -> None:
+    npu, artifact, _ = backend
+    x = np.arange(N, dtype=np.float32)
+    run = npu.run(artifact, _args(0, x), 2)
+    assert run.ok and np.array_equal(run.outputs[0], 2 * x)
+    profile = npu.profile(artifact, _args(0, x), 2)
+    assert profile.run.ok and np.array_equal(profile.after_timing.outputs[0], 2 * x)
+    assert profile.source == "measured on Ascend910B2"
+    assert profile.time_us == pytest.approx(profile.extra["timing"]["median_us"], abs=1e-3)
+    assert 1 <= profile.extra["timing"]["launches"] <= 5 and profile.extra["sim_us"] > 0
+
+
+def test_simulator_precheck_keeps_a_faulty_kernel_off_the_device(backend) -> None:
+    npu, artifact, npu_log = backend
+    profile = npu.profile(artifact, _args(3, np.zeros(N, np.float32)), 1)
+    assert not profile.run.ok and profile.run.faults[0].startswith(PRECHECK)
+    assert "out-of-bounds" in profile.run.faults[0] or "outside" in profile.run.faults[0]
+    assert not npu_log.exists()  # no device worker was ever started
+
+
+def test_watchdog_kills_a_hung_launch_and_the_next_one_runs(backend) -> None:
+    npu, artifact, npu_log = backend
+    x = np.ones(N, np.float32)
+    start = time.monotonic()
+    hung = npu.run(artifact, _args(1, x), 1)
+    assert time.monotonic() - start < 60
+    assert hung.fault_classes == ["timeout"] and "did not answer 'launch' within 5 s and was killed" in hung.faults[0]
+    assert npu.run(artifact, _args(0, x), 1).ok  # a fresh worker
+    assert len(npu_log.read_text().splitlines()) == 2
+
+
+def test_a_kernel_that_kills_its_worker_is_a_fault(backend) -> None:
+    npu, artifact, _ = backend
+    crashed = npu.run(artifact, _args(2, np.ones(N, np.float32)), 1)
+    assert crashed.fault_classes == ["fault"] and "device worker" in crashed.faults[0] and "died" in crashed.faults[0]
+    assert npu.run(artifact, _args(0, np.ones(N, np.float32)), 1).ok

@@ -1,0 +1,63 @@
+"""`tuner doctor --selftest`: exit 2 in one line without an NPU; a full report on the stand-in Ascend machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .standin import machine
+from .standin_msprof import install_msprof
+from .test_npu_msprof import CURRENT
+
+SOC = "Ascend910B2"
+
+
+def _tuner(args: list[str], env: dict[str, str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tuner.cli", *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=timeout, check=False)
+
+
+def test_without_npu_exits_2_in_one_line(tmp_path):
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable), "ASCEND_HOME_PATH": str(tmp_path / "no-cann")}
+    env.pop("ASCEND_TOOLKIT_HOME", None)
+    proc = _tuner(["doctor", "--selftest"], env, tmp_path, 60)
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: npu backend not available: CANN toolkit: ")
+    assert not (tmp_path / "tuner-selftest.md").exists()
+
+
+def test_selftest_on_the_standin_machine(tmp_path):
+    m = machine(tmp_path / "machine", soc=SOC)
+    install_msprof(m.bin, CURRENT)
+    report = tmp_path / "r.md"
+    proc = _tuner(["doctor", "--selftest", "--report", str(report), "--runs-dir", str(tmp_path / "runs")],
+                  m.env, tmp_path, 300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert str(report) in proc.stdout
+
+    result = json.loads(report.with_suffix(".json").read_text())
+    assert result["ok"] and result["npu_ready"]
+    assert result["environment"]["soc"] == SOC and result["environment"]["cann"] == "9.0.0"
+    assert [(c["op"], c["shape"]) for c in result["cases"]] == [("add", [8, 4096]), ("softmax", [64, 1024])]
+    for case in result["cases"]:
+        assert case["correct"] and case["error"] is None, case
+        for key in ("best_us", "p20_us", "p80_us", "sim_us", "measured_over_predicted", "torch_us",
+                    "speedup_vs_torch"):
+            assert case[key] > 0, (key, case)
+        assert case["launches"] > 0
+        assert case["torch_matches_cpu_reference"] is True
+        assert set(case["msprof"]["pipe_ratios"]) == {"vec", "scalar", "mte2", "mte3"}
+
+    text = report.read_text()
+    assert f"measured on {SOC}" in text and f"simulated, {SOC} model" in text
+    assert "## add 8x4096 float16" in text and "## softmax 64x1024 float16" in text
+
+    calls = [json.loads(line) for line in m.log.read_text().splitlines()]
+    assert any(Path(c[0]).name == "bisheng" and "--npu-arch=dav-2201" in c for c in calls)
+    assert any(Path(c[0]).name == "msprof" and c[1] == "op" and any(a.startswith("--kernel-name=") for a in c)
+               for c in calls)
