@@ -229,19 +229,20 @@ def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, wor
                 raise UsageError(f"--option '{spec}': expected NAME=VALUE")
             options[name.strip()] = value.strip()
         choice = choose_backend(backend, soc)
-        if not as_json or backend == "auto":
-            click.echo(f"backend: {choice.backend} ({choice.why}); times are {time_source(choice.backend, choice.soc)}",
-                       err=True)
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=choice.soc, backend=choice.backend,
                            workers=workers, profile=profile, budget=budget, sampler=sampler, seed=seed, jobs=jobs,
                            time_limit_s=time_limit, storage=storage,
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
                            llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,
                            repair_rounds=repair_rounds, plateau=plateau, plateau_eps=plateau_eps)
+        optimizer = Optimizer(config)
+        click.echo(f"backend: {choice.backend} ({choice.why}); times are {time_source(choice.backend, choice.soc)}",
+                   err=True)
         if prepare:
-            return Optimizer(config).prepare()
+            return optimizer.prepare()
         with progress_bar(_stderr_console(), budget) as update:
-            return Optimizer(config, update).run()
+            optimizer.on_progress = update
+            return optimizer.run()
 
     try:
         summary = _run_guarded(go)

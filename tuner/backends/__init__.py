@@ -39,7 +39,7 @@ def choose_backend(requested: str, soc: str | None) -> Choice:
     if not found.npu_ready:
         if requested == "npu":
             raise UsageError(npu_unavailable(found))
-        return Choice("sim", soc or DEFAULT_SOC, f"no NPU here ({npu_unavailable(found).split(': ', 1)[-1]})")
+        return Choice("sim", soc or DEFAULT_SOC, "no NPU ready here; `tuner doctor` says what is missing")
     if not found.soc_known:
         raise UsageError(f"the NPU reports itself as '{found.device_name}', which tuner/data/socs.yaml does not know; "
                          "add it there, or use --backend sim")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tuner.errors import UsageError
 from tuner.sim.args import KernelArg
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ class TorchTiming:
     p20_us: float
     p80_us: float
     launches: int
-    outputs: dict[str, np.ndarray]
+    outputs: list[dict[str, np.ndarray]]  # per input set
     source: str
 
 
@@ -94,7 +95,14 @@ class Backend(ABC):
         """One more time of a kernel already checked, in µs (the re-timing of the best few before the winner)."""
         return self.profile(artifact, args, block_dim).time_us
 
-    def time_torch(self, op: Operator, inputs: dict[str, np.ndarray]) -> TorchTiming | None:
-        """torch's own implementation of `op` timed on this backend's device; None where there is none (the
-        simulator runs Ascend C only)."""
+    def msprof(self, artifact: Artifact, args: list[KernelArg], block_dim: int, output: Path) -> dict:
+        """One launch profiled by `msprof op`, in the simulator's report schema; only a device has msprof."""
+        raise UsageError(f"msprof profiles kernels on an NPU; the {self.name} backend has none")
+
+    def time_torch(self, op: Operator, input_sets: list[dict[str, np.ndarray]]) -> TorchTiming | None:
+        """torch's own implementation of `op` run on every input set and timed on the first, on this backend's
+        device; None where there is none (the simulator runs Ascend C only)."""
         return None
+
+    def close(self) -> None:  # noqa: B027 (most backends hold nothing)
+        """Release what the backend holds (device workers); it is not used afterwards."""

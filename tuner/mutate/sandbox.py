@@ -37,3 +37,9 @@ class ScreenedBackend(Backend):
 
     def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
         return self.inner.profile(artifact, args, block_dim, trace)
+
+    def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:
+        return self.inner.time(artifact, args, block_dim)
+
+    def msprof(self, artifact: Artifact, args: list[KernelArg], block_dim: int, output: Path) -> dict:
+        return self.inner.msprof(artifact, args, block_dim, output)

@@ -107,7 +107,7 @@ def retimed_winner(infos: list[StudyInfo]) -> str | None:
     """`VARIANT:N` of the trial the interleaved re-timing named winner (device runs), or None."""
     for info in infos:
         retime = info.attrs.get("retime")
-        if retime:
+        if retime and "winner" in retime:
             return str(retime["winner"])
     return None
 

@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
+from tuner.errors import TunerError
 from tuner.sim.build import forget_child_group, track_child_group
 
 STDERR_TAIL_BYTES = 4000
 
 
-class DeviceError(RuntimeError):
+class DeviceError(TunerError):
     """The worker answered a request with an error (a failed launch, a torch_npu exception)."""
 
 
