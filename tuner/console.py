@@ -68,6 +68,24 @@ def summary_table(summary: RunSummary) -> Table:
                           f"{_params(best.params if best else None)}")
     if summary.speedup is not None:
         table.add_row("speedup", f"{summary.speedup:.2f}x over the baseline")
+    if summary.predicted_us is not None:
+        table.add_row("predicted", f"{_us(summary.predicted_us)} for the best (simulated, {summary.soc} model)")
+    torch = summary.device.get("torch", {})
+    if summary.torch_us is not None:
+        faster = f"; the best is {summary.speedup_vs_torch:.2f}x its speed" if summary.speedup_vs_torch else ""
+        table.add_row("torch's own op", f"{_us(summary.torch_us)} ({torch.get('source', '')}){faster}")
+        if not torch.get("matches_cpu_reference", True):
+            table.add_row("", f"[yellow]torch_npu's output differs from the CPU reference: {torch['detail']}[/yellow]")
+    elif "error" in torch:
+        table.add_row("torch's own op", f"not measured: {torch['error']}")
+    retime = summary.device.get("retime", {})
+    if "winner" in retime:
+        table.add_row("re-timed", f"the best {len(retime['times_us'])} interleaved over {retime['rounds']} rounds; "
+                                  f"winner {retime['winner']}")
+    msprof = summary.device.get("msprof_winner", {})
+    if msprof:
+        ratios = ", ".join(f"{k} {v:.0%}" for k, v in msprof.get("pipe_ratios", {}).items())
+        table.add_row("msprof", ratios or f"failed: {msprof.get('error', '')}")
     pct = f" ({summary.roofline_pct:.1f}% of it)" if summary.roofline_pct is not None else ""
     table.add_row("roofline", f"{_us(summary.roofline_us)}{pct}")
     if summary.best_dir:

@@ -69,6 +69,8 @@ def test_optimize_runs_the_whole_npu_path(tmp_path, cann, soc, build) -> None:
     out = json.loads(proc.stdout)
     assert (out["backend"], out["soc"], out["time_source"]) == ("npu", soc, f"measured on {soc}")
     assert out["best_us"] > 0 and out["best_dir"]
+    assert out["torch_us"] > 0 and out["predicted_us"] > 0
+    assert out["speedup_vs_torch"] == pytest.approx(out["torch_us"] / out["best_us"])
     assert f"backend: npu (1 × {soc} with CANN {cann}); times are measured on {soc}" in proc.stderr
 
     calls = _tools(m.log)

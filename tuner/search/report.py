@@ -59,6 +59,20 @@ class RunSummary:
     already_finished: bool = False
     mutations: list[dict[str, Any]] = field(default_factory=list)
     lineage: list[dict[str, Any]] = field(default_factory=list)
+    device: dict[str, Any] = field(default_factory=dict)  # device runs: torch's own op, re-timing, msprof
+
+    @property
+    def torch_us(self) -> float | None:
+        return self.device.get("torch", {}).get("median_us")
+
+    @property
+    def speedup_vs_torch(self) -> float | None:
+        return self.torch_us / self.best_us if self.torch_us and self.best_us else None
+
+    @property
+    def predicted_us(self) -> float | None:
+        """The simulator's time for the best kernel, kept beside its measurement on a device."""
+        return self.best.attrs.get("sim_us") if self.best and self.backend != "sim" else None
 
     @property
     def baseline_us(self) -> float | None:
@@ -90,6 +104,8 @@ class RunSummary:
             "best_params": self.best.params if self.best else None, "best_dir": self.best_dir,
             "time_source": self.time_source, "stop_reason": self.stop_reason,
             "mutations": [{k: m[k] for k in ("origin", "trigger", "verdict", "variant")} for m in self.mutations],
+            "torch_us": self.torch_us, "speedup_vs_torch": self.speedup_vs_torch, "predicted_us": self.predicted_us,
+            "device": self.device,
         }
 
 
@@ -101,6 +117,9 @@ def eligible(trial: FrozenTrial) -> bool:
     """A trial that may be named best: complete, measured itself (not a duplicate), checked on every input set."""
     return (trial.state == TrialState.COMPLETE and trial.value is not None and "duplicate_of" not in trial.user_attrs
             and int(trial.user_attrs.get("verified_sets", 0)) >= INPUT_SETS)
+
+
+DEVICE_FACTS = ("torch", "retime", "msprof_plateau", "msprof_winner")
 
 
 def retimed_winner(infos: list[StudyInfo]) -> str | None:
@@ -178,4 +197,5 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
         baseline=baseline, baseline_why=baseline_why, best=best, roofline_us=bound, states=states, errors=errors,
         top=top, best_dir=str(best_dir) if (best_dir / "kernel.json").exists() else None, stop_reason=stop_reason,
         skipped=skipped or {}, already_finished=already_finished, mutations=mutations, lineage=lineage,
+        device={key: first[key] for key in DEVICE_FACTS if key in first},
     )
