@@ -27,6 +27,8 @@ from tuner.search.report import eligible
 from tuner.sim.args import GmBytes, GmIn, GmOut
 
 from .standin import machine, npu_runtime
+from .standin_msprof import install_msprof
+from .test_npu_msprof import CURRENT
 
 N = 64
 PROBE = """#include "kernel_operator.h"
@@ -195,3 +197,18 @@ def test_a_kernel_that_kills_its_worker_is_a_fault(backend) -> None:
     crashed = npu.run(artifact, _args(2, np.ones(N, np.float32)), 1)
     assert crashed.fault_classes == ["fault"] and "device worker" in crashed.faults[0] and "died" in crashed.faults[0]
     assert npu.run(artifact, _args(0, np.ones(N, np.float32)), 1).ok
+
+
+def test_profile_msprof_at_a_plateau_and_for_the_winner(tmp_path) -> None:
+    m = machine(tmp_path)
+    install_msprof(m.bin, CURRENT)
+    proc = subprocess.run([sys.executable, "-m", "tuner.cli", "optimize", "softmax", "--shape", "64x256",
+                           "--budget", "6", "--plateau", "2", "--plateau-eps", "0.5", "--profile", "msprof",
+                           "--runs-dir", str(tmp_path / "runs"), "--json"],
+                          env=m.env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    device = json.loads(proc.stdout)["device"]
+    for why in ("plateau", "winner"):
+        assert device[f"msprof_{why}"]["pipe_ratios"]["mte2"] == pytest.approx(0.9), device
+    calls = [c for c in _tools(m.log) if Path(c[0]).name == "msprof"]  # its argv[0] is its path
+    assert calls and all(c[1] == "op" and c[2] == "--kernel-name=softmax_custom" for c in calls)
