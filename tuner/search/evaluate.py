@@ -16,7 +16,8 @@ from typing import Any
 
 import torch
 
-from tuner.backends.base import Backend, RunResult, TorchTiming
+from tuner.backends.base import Artifact, Backend, RunResult, TorchTiming
+from tuner.errors import TunerError
 from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache
 from tuner.search.space import SearchSpace, Variant
@@ -169,12 +170,12 @@ class Evaluator:
                          speedup_vs_torch=round(self.inputs.torch.median_us / value, 4) if value > 0 else None)
         return outcome
 
-    def _launchable(self, params: Mapping[str, Any]) -> tuple[Any, list[KernelArg], int]:
+    def _launchable(self, params: Mapping[str, Any]) -> tuple[Artifact, list[KernelArg], int]:
         """The artifact, arguments (input set 0) and block count of an already measured point."""
         point = self.variant.evaluate(params, self.context)
         build = self.cache.build(self.render(params), self.space.kernel)
         if build.artifact is None:
-            raise RuntimeError(f"a measured point no longer builds: {build.error.summary if build.error else ''}")
+            raise TunerError(f"a measured point no longer builds: {build.error.summary if build.error else ''}")
         return build.artifact, self._args(0, tiling_bytes(point.tiling)), point.block_dim
 
     def retime(self, params: Mapping[str, Any]) -> float:
