@@ -31,28 +31,16 @@ def choose_backend(requested: str, soc: str | None) -> Choice:
         raise UsageError(f"unknown backend '{requested}' (known: auto, {', '.join(BACKENDS)})")
     if requested == "sim":
         return Choice("sim", soc or DEFAULT_SOC, "--backend sim")
-    from tuner.backends.npu.backend import npu_unavailable
+    from tuner.backends.npu.backend import device_soc, npu_unavailable
     from tuner.backends.npu.detect import detect
-    from tuner.data.socs import UnknownSocError, get_soc
 
     found = detect()
     if not found.npu_ready:
         if requested == "npu":
             raise UsageError(npu_unavailable(found))
         return Choice("sim", soc or DEFAULT_SOC, "no NPU ready here; `tuner doctor` says what is missing")
-    if not found.soc_known:
-        raise UsageError(f"the NPU reports itself as '{found.device_name}', which tuner/data/socs.yaml does not know; "
-                         "add it there, or use --backend sim")
-    if soc is not None:
-        try:
-            asked = get_soc(soc).name
-        except UnknownSocError as exc:
-            raise UsageError(str(exc)) from None
-        if asked != found.device_soc:
-            raise UsageError(f"--soc {soc} differs from this machine's NPU ({found.device_soc}); drop --soc, pass "
-                             f"--soc {found.device_soc}, or use --backend sim to model {soc}")
-    return Choice("npu", found.device_soc or DEFAULT_SOC,
-                  f"{found.device_count} × {found.device_soc} with CANN {found.cann_version}")
+    soc = device_soc(found, soc)
+    return Choice("npu", soc, f"{found.device_count} × {soc} with CANN {found.cann_version}")
 
 
 def make_backend(name: str, soc: str, workers: int = 1) -> Backend:

@@ -109,8 +109,7 @@ def run_limited(cmd: list[str], limits: Limits) -> Finished:
     limit = None
     with subprocess.Popen(["/bin/sh", "-c", script, "tuner-limited", *cmd], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, encoding="utf-8", errors="replace", start_new_session=True) as proc:
-        with _GROUPS_LOCK:
-            _GROUPS.add(proc.pid)
+        track_child_group(proc.pid)
         try:
             stdout, stderr = proc.communicate(timeout=limits.wall_s)
         except subprocess.TimeoutExpired:
@@ -119,8 +118,7 @@ def run_limited(cmd: list[str], limits: Limits) -> Finished:
             stdout, stderr = proc.communicate()
         finally:  # also on an exception here, before Popen's exit waits for the child
             _signal_group(proc.pid, signal.SIGKILL)  # the child, if it still runs, and whatever it left behind
-            with _GROUPS_LOCK:
-                _GROUPS.discard(proc.pid)
+            forget_child_group(proc.pid)
     if limit is None and proc.returncode == -signal.SIGXCPU:
         limit = "cpu"
     return Finished(proc.returncode, stdout, stderr, limit)

@@ -17,21 +17,24 @@ import shutil
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tuner.backends import time_source
 from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming
 from tuner.backends.npu.build import RECIPE_VERSION, NpuBuilder, NpuToolchain
 from tuner.backends.npu.detect import Detection, detect
-from tuner.backends.npu.device import DeviceCrash, DeviceError, DevicePool, DeviceTimeout
+from tuner.backends.npu.device import DeviceError, DevicePool, DeviceTimeout, pinned_env
 from tuner.backends.npu.msprof import profile_from_report
 from tuner.backends.npu.profiler import MsprofError, profile_kernel
 from tuner.backends.npu.timing import l2_flush_bytes, summarize
 from tuner.backends.sim import SimBackend
-from tuner.data.socs import get_soc
+from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.ops.base import NUMPY_DTYPES, Operator
 from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
@@ -71,10 +74,25 @@ def visible_devices(count: int, env: dict[str, str] | os._Environ = os.environ) 
 
 def npu_unavailable(found: Detection) -> str:
     """One line on why the npu backend cannot run: what detection found missing (as `tuner doctor` shows it)."""
-    missing = [f"{item.name} ({item.detail})" for item in found.items
-               if not item.found and item.name in ("CANN toolkit", "compiler", "torch_npu", "NPU devices")]
+    missing = [f"{item.name} ({item.detail})" for item in found.missing()]
     return (f"the npu backend is not available: missing {'; '.join(missing) or 'an NPU'} — run `tuner doctor` for "
             "the fixes, or use --backend sim")
+
+
+def device_soc(found: Detection, soc: str | None) -> str:
+    """The SoC a run on this machine's NPU is for: the device's own, which `soc`, when given, must name."""
+    if not found.soc_known:
+        raise UsageError(f"the NPU reports itself as '{found.device_name}', which tuner/data/socs.yaml does not know; "
+                         "add it there, or use --backend sim")
+    if soc is not None:
+        try:
+            asked = get_soc(soc).name
+        except UnknownSocError as exc:
+            raise UsageError(str(exc)) from None
+        if asked != found.device_soc:
+            raise UsageError(f"--soc {soc} differs from this machine's NPU ({found.device_soc}); drop --soc, pass "
+                             f"--soc {found.device_soc}, or use --backend sim to model {soc}")
+    return str(found.device_soc)
 
 
 class NpuBackend(Backend):
@@ -88,16 +106,10 @@ class NpuBackend(Backend):
         found = detection or detect()
         if not found.npu_ready:
             raise UsageError(npu_unavailable(found))
-        if not found.soc_known:
-            raise UsageError(f"the NPU reports itself as '{found.device_name}', which tuner/data/socs.yaml does not "
-                             "know; add it there (see `tuner doctor`)")
-        if soc is not None and get_soc(soc).name != found.device_soc:
-            raise UsageError(f"--soc {soc} differs from this machine's NPU ({found.device_soc}); drop --soc or pass "
-                             f"--soc {found.device_soc}")
+        self._soc = get_soc(device_soc(found, soc))
         devices = visible_devices(found.device_count)
         if workers < 1 or workers > len(devices):
             raise UsageError(f"--workers {workers}: this machine has {len(devices)} usable NPU(s)")
-        self._soc = get_soc(found.device_soc or "")
         self.soc = self._soc.name
         self.detection = found
         self.toolchain = NpuToolchain.from_detection(found)
@@ -146,12 +158,14 @@ class NpuBackend(Backend):
             self._written[id(array)] = (array, path)
             return path
 
+    def _input_spec(self, array: np.ndarray) -> dict[str, Any]:
+        return {"kind": "in", "path": self._file(array), "dtype": DTYPE_NAMES[array.dtype], "shape": list(array.shape)}
+
     def _specs(self, args: list[KernelArg]) -> list[dict[str, Any]]:
         specs: list[dict[str, Any]] = []
         for arg in args:
             if isinstance(arg, GmIn):
-                specs.append({"kind": "in", "path": self._file(arg.array), "dtype": DTYPE_NAMES[arg.array.dtype],
-                              "shape": list(arg.array.shape)})
+                specs.append(self._input_spec(arg.array))
             elif isinstance(arg, GmOut):
                 specs.append({"kind": "out", "dtype": DTYPE_NAMES[np.dtype(arg.dtype)], "shape": list(arg.shape)})
             elif isinstance(arg, GmBytes):
@@ -165,25 +179,31 @@ class NpuBackend(Backend):
         outs = [a for a in args if isinstance(a, GmOut)]
         return [np.fromfile(p, dtype=np.dtype(a.dtype)).reshape(a.shape) for p, a in zip(paths, outs, strict=True)]
 
+    @contextmanager
+    def _ask(self, message: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """A free device worker's reply to `message`; the files it wrote exist until the block ends."""
+        scratch = self._scratch()
+        try:
+            with self.pool.worker() as worker:
+                yield worker.request({**message, "out_dir": str(scratch)}, self.timeout_s)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
     # --- launching --------------------------------------------------------------------------------
 
     def _launch(self, artifact: Artifact, args: list[KernelArg], block_dim: int, timed: bool
                 ) -> tuple[RunResult, dict[str, Any]]:
         message = {"op": "launch", "lib": str(artifact.path), "block_dim": block_dim, "args": self._specs(args),
                    "timing": self.timing.request(int(self._soc.l2_bytes.value)) if timed else None}
-        scratch = self._scratch()
         try:
-            with self.pool.worker() as worker:
-                reply = worker.request({**message, "out_dir": str(scratch)}, self.timeout_s)
-            reply["outputs"] = self._read(reply["outputs"], args)
-            if "after" in reply:
-                reply["after"] = self._read(reply["after"], args)
+            with self._ask(message) as reply:
+                reply["outputs"] = self._read(reply["outputs"], args)
+                if "after" in reply:
+                    reply["after"] = self._read(reply["after"], args)
         except DeviceTimeout as exc:
             return RunResult([], [str(exc)], ["timeout"]), {}
-        except (DeviceCrash, DeviceError) as exc:
+        except DeviceError as exc:
             return RunResult([], [f"on the NPU: {exc}"], ["fault"]), {}
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
         return RunResult(reply["outputs"]), reply
 
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
@@ -193,7 +213,7 @@ class NpuBackend(Backend):
         """Simulate (fault checks, prediction), then launch, time and launch-check on the device."""
         assert isinstance(artifact, NpuArtifact) and artifact.sim is not None
         sim = self.sim.profile(artifact.sim, args, block_dim, trace)
-        source = f"measured on {self.soc}"
+        source = time_source(self.name, self.soc)
         prediction = {"sim_us": round(sim.time_us, 3) if math.isfinite(sim.time_us) else None,
                       "sim_source": sim.source, "pipe_source": sim.source}
         if not sim.run.ok:
@@ -229,9 +249,7 @@ class NpuBackend(Backend):
             request = scratch / "request.json"
             request.write_text(json.dumps({"op": "launch", "lib": str(artifact.path), "block_dim": block_dim,
                                            "args": self._specs(args), "out_dir": str(scratch), "timing": None}))
-            env = dict(os.environ)
-            if self.pool.workers[0].device is not None:
-                env["ASCEND_RT_VISIBLE_DEVICES"] = self.pool.workers[0].device
+            env = pinned_env(self.pool.workers[0].device)
             app = [sys.executable, "-m", "tuner.backends.npu.worker", "--once", str(request)]
             report = profile_kernel(msprof, artifact.kernel, app, output, timeout_s=max(self.timeout_s, 120.0), env=env)
         finally:
@@ -244,18 +262,13 @@ class NpuBackend(Backend):
         outputs = []
         for index, inputs in enumerate(input_sets):
             message = {"op": "torch", "name": op.name, "options": op.changed_options(),
-                       "inputs": {name: {"kind": "in", "path": self._file(a), "dtype": DTYPE_NAMES[a.dtype],
-                                         "shape": list(a.shape)} for name, a in inputs.items()},
+                       "inputs": {name: self._input_spec(a) for name, a in inputs.items()},
                        "timing": self.timing.request(int(self._soc.l2_bytes.value)) if index == 0 else None}
-            scratch = self._scratch()
-            try:
-                with self.pool.worker() as worker:
-                    reply = worker.request({**message, "out_dir": str(scratch)}, self.timeout_s)
-                dtype = next(iter(inputs.values())).dtype
+            dtype = next(iter(inputs.values())).dtype
+            with self._ask(message) as reply:
                 outputs.append({name: np.fromfile(out["path"], dtype=dtype).reshape(out["shape"])
                                 for name, out in reply["outputs"].items()})
-            finally:
-                shutil.rmtree(scratch, ignore_errors=True)
             if index == 0:
                 stats = summarize(reply["samples_us"])
-        return TorchTiming(stats.median_us, stats.p20_us, stats.p80_us, stats.n, outputs, f"measured on {self.soc}")
+        return TorchTiming(stats.median_us, stats.p20_us, stats.p80_us, stats.n, outputs,
+                           time_source(self.name, self.soc))

@@ -25,6 +25,7 @@ SET_ENV_FIX = ("source <CANN install>/set_env.sh (e.g. /usr/local/Ascend/ascend-
                "which sets ASCEND_HOME_PATH")
 
 TOOLKIT, COMPILER, TORCH_NPU, DEVICES, MSPROF = "CANN toolkit", "compiler", "torch_npu", "NPU devices", "msprof"
+REQUIRED = (TOOLKIT, COMPILER, TORCH_NPU, DEVICES)  # what the npu backend cannot run without
 _PUBLIC_VERSION = re.compile(r"^\d+\.\d+(\.(RC\d+|\d+|T\d+))?([.\w-]*)?$", re.IGNORECASE)
 # One device row of `npu-smi info`: "| 0     910B2    | OK  | ..."; chip rows ("| 0  |", "| 0  0  |") have no name.
 _NPU_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+([A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*)\s*\|")
@@ -64,10 +65,14 @@ class Detection:
     def item(self, name: str) -> Item:
         return next(i for i in self.items if i.name == name)
 
+    def missing(self) -> list[Item]:
+        """What the npu backend needs and was not found (msprof is optional)."""
+        return [self.item(name) for name in REQUIRED if not self.item(name).found]
+
     @property
     def npu_ready(self) -> bool:
         """Everything the npu backend needs: toolkit, compiler, torch_npu and at least one device."""
-        return all(self.item(name).found for name in (TOOLKIT, COMPILER, TORCH_NPU, DEVICES))
+        return not self.missing()
 
     def to_json(self) -> dict:
         return {

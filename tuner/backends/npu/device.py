@@ -35,6 +35,14 @@ class DeviceCrash(DeviceError):
     """The worker died during a request (a kernel that crashed the process, or a device error that ends it)."""
 
 
+def pinned_env(device: str | None) -> dict[str, str]:
+    """This process's environment, with only NPU `device` visible (the whole of it when None)."""
+    env = dict(os.environ)
+    if device is not None:
+        env["ASCEND_RT_VISIBLE_DEVICES"] = device
+    return env
+
+
 class DeviceWorker:
     """One worker process pinned to one NPU (`ASCEND_RT_VISIBLE_DEVICES=device`), started on first use."""
 
@@ -46,9 +54,7 @@ class DeviceWorker:
         self._stderr = None
 
     def _start(self) -> None:
-        env = dict(os.environ)
-        if self.device is not None:
-            env["ASCEND_RT_VISIBLE_DEVICES"] = self.device
+        env = pinned_env(self.device)
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker; closed by close())
         self._proc = subprocess.Popen([sys.executable, "-m", "tuner.backends.npu.worker"], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=self._stderr, env=env, start_new_session=True)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuner.backends.npu.detect import COMPILER, DEVICES, TOOLKIT, TORCH_NPU, Detection, detect
+from tuner.backends.npu.detect import COMPILER, Detection, detect
 from tuner.errors import TunerError
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 CASES: tuple[tuple[str, tuple[int, ...]], ...] = (("add", (8, 4096)), ("softmax", (64, 1024)))
 DTYPE = "float16"
 BUDGET = 4
-REQUIRED = (TOOLKIT, COMPILER, TORCH_NPU, DEVICES)
 
 
 @dataclass
@@ -168,7 +167,7 @@ def run_case(op: str, shape: tuple[int, ...], det: Detection, runs_dir: Path) ->
 def run_selftest(runs_dir: Path) -> SelftestResult:
     """Detect, then run every case in `runs_dir`; when the npu backend is not ready, say what is missing."""
     det = detect()
-    missing = [f"{i.name}: {i.detail}" for i in det.items if not i.found and i.name in REQUIRED]
+    missing = [f"{i.name}: {i.detail}" for i in det.missing()]
     result = SelftestResult(det.npu_ready, missing, environment(det))
     if det.npu_ready:
         result.cases = [run_case(op, shape, det, runs_dir) for op, shape in CASES]
