@@ -26,7 +26,7 @@ from tuner.errors import UsageError
 from tuner.search.report import eligible
 from tuner.sim.args import GmBytes, GmIn, GmOut
 
-from .standin import machine, npu_runtime
+from .standin import Machine, machine, npu_runtime
 from .standin_msprof import install_msprof
 from .test_npu_msprof import CURRENT
 
@@ -119,9 +119,7 @@ def test_workers_pin_one_device_each(tmp_path) -> None:
 
 
 def test_backend_choice(tmp_path, monkeypatch) -> None:
-    m = machine(tmp_path, soc="Ascend910B2")
-    for key in ("PATH", "PYTHONPATH", "ASCEND_HOME_PATH", "STANDIN_NPU_NAME", "STANDIN_NPU_COUNT"):
-        monkeypatch.setenv(key, m.env[key])
+    m = _on_machine(tmp_path, monkeypatch)
     monkeypatch.setattr(detect_mod, "detect", lambda: detect(import_module=_standin_import))
     assert choose_backend("auto", None).backend == "npu"
     assert choose_backend("auto", None).soc == "Ascend910B2"
@@ -131,6 +129,15 @@ def test_backend_choice(tmp_path, monkeypatch) -> None:
     proc = subprocess.run([sys.executable, "-m", "tuner.cli", "optimize", "add", "--soc", "Ascend310P3"], env=m.env,
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "differs from this machine's NPU" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _on_machine(tmp_path: Path, monkeypatch) -> Machine:
+    """This test process on the stand-in machine (its device workers inherit the environment)."""
+    m = machine(tmp_path)
+    for key in ("PATH", "PYTHONPATH", "ASCEND_HOME_PATH", "TOOL_LOG", "STANDIN_NPU_NAME", "STANDIN_NPU_COUNT",
+                "STANDIN_NPU_LOG"):
+        monkeypatch.setenv(key, m.env[key])
+    return m
 
 
 def _standin_import(name: str):
@@ -143,10 +150,7 @@ def _standin_import(name: str):
 
 @pytest.fixture
 def backend(tmp_path, monkeypatch):
-    m = machine(tmp_path)
-    for key in ("PATH", "PYTHONPATH", "ASCEND_HOME_PATH", "TOOL_LOG", "STANDIN_NPU_NAME", "STANDIN_NPU_COUNT",
-                "STANDIN_NPU_LOG"):
-        monkeypatch.setenv(key, m.env[key])
+    _on_machine(tmp_path, monkeypatch)
     found = detect(import_module=_standin_import)
     assert found.npu_ready, found.to_json()
     made = NpuBackend("Ascend910B2", detection=found, timing=TimingPolicy(min_launches=5, min_total_ms=1.0,

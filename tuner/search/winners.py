@@ -41,7 +41,8 @@ def _trial(storage: optuna.storages.BaseStorage, run: str, ref: str | None) -> t
     if ref is None:
         if not found:
             raise UsageError(f"run '{run}' has no correct trial yet")
-        named = [pair for pair in found if f"{pair[0].variant}:{pair[1].number}" == retimed_winner(infos)]
+        winner = retimed_winner(infos)
+        named = [pair for pair in found if f"{pair[0].variant}:{pair[1].number}" == winner]
         return named[0] if named else min(found, key=lambda pair: pair[1].value)
     if not number.isdigit() or not found:
         raise UsageError(f"run '{run}' has no trial '{ref}' (give N or VARIANT:N)")
