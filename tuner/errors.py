@@ -12,12 +12,14 @@ class UsageError(TunerError):
 
 
 class CompileError(TunerError):
-    """Raised when a kernel does not compile; carries the compiler's diagnostics; exit code 3."""
+    """Raised when a kernel does not compile; carries the compiler's diagnostics; exit code 3. `cacheable` is
+    False for a verdict that may not hold next time (a compiler stopped by its time limit)."""
 
-    def __init__(self, summary: str, diagnostics: str) -> None:
+    def __init__(self, summary: str, diagnostics: str, *, cacheable: bool = True) -> None:
         super().__init__(summary)
         self.summary = summary
         self.diagnostics = diagnostics
+        self.cacheable = cacheable
 
 
 class ToolchainError(TunerError):

@@ -25,6 +25,7 @@ class Artifact:
     backend: str
     soc: str
     cached: bool = False
+    untrusted: bool = False  # built from an LLM's code: it runs only in the sandbox
 
 
 @dataclass

@@ -9,7 +9,7 @@ from tuner.backends.base import Artifact, Backend, Profile, RunResult
 from tuner.data.socs import get_soc
 from tuner.sim.args import KernelArg
 from tuner.sim.build import Executable, build_kernel, sim_version
-from tuner.sim.run import SimResult, run_executable
+from tuner.sim.run import SimResult, clean_stale_scratch, run_executable
 
 PIPES = ("vec", "scalar", "mte2", "mte3")
 
@@ -19,6 +19,7 @@ class SimBackend(Backend):
 
     name = "sim"
     screens_objects = True
+    sandboxes_untrusted = True
 
     def __init__(self, soc: str = "Ascend910B1", *, auto_sync: bool = True, timeout_s: float = 60.0) -> None:
         self._soc = get_soc(soc)
@@ -26,16 +27,18 @@ class SimBackend(Backend):
         self.auto_sync = auto_sync
         self.timeout_s = timeout_s
         self.version = f"sim-{sim_version()}"
+        clean_stale_scratch()
 
     def build(self, source: Path, kernel: str, defines: tuple[str, ...] = (), *,
-              check_object: Callable[[Path], None] | None = None) -> Artifact:
-        """Build with g++; `check_object` vets the compiled kernel object before it is linked (untrusted code)."""
-        exe = build_kernel(Path(source), kernel, self._soc, defines, check_object=check_object)
-        return Artifact(exe.path, kernel, self.name, self.soc, cached=exe.cached)
+              check_object: Callable[[Path], None] | None = None, untrusted: bool = False) -> Artifact:
+        """Build with g++; `check_object` vets the compiled kernel object before it is linked, and `untrusted`
+        builds in the sandbox an executable that runs only there (code an LLM wrote)."""
+        exe = build_kernel(Path(source), kernel, self._soc, defines, check_object=check_object, untrusted=untrusted)
+        return Artifact(exe.path, kernel, self.name, self.soc, cached=exe.cached, untrusted=untrusted)
 
     def _launch(self, artifact: Artifact, args: list[KernelArg], block_dim: int,
                 trace: Path | None = None) -> SimResult:
-        exe = Executable(artifact.path, artifact.kernel, artifact.soc, cached=True)
+        exe = Executable(artifact.path, artifact.kernel, artifact.soc, cached=True, untrusted=artifact.untrusted)
         return run_executable(exe, args, block_dim, auto_sync=self.auto_sync, timeout_s=self.timeout_s, trace=trace)
 
     @staticmethod

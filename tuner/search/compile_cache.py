@@ -2,13 +2,16 @@
 
 The backend keeps its own artifact cache; this layer gives every rendered source one stable path (so the
 backend's key is the content), lets only one process compile a given source at a time, and stores compile
-errors so a broken source is never compiled twice.
+errors so a broken source is never compiled twice. Only verdicts on the source are remembered: a compiler
+stopped by its time limit, or one that failed for want of disk or memory (a ToolchainError), is not; every file
+is written whole or not at all.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +34,35 @@ class Build:
     cached: bool
 
 
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return path.read_text() == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write a cache file whole or not at all (a temporary sibling renamed into place)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _saved_failure(path: Path) -> CompileError | None:
+    """The compile error remembered at `path`; an unreadable record is dropped (the source is built again)."""
+    if not path.exists():
+        return None
+    try:
+        saved = json.loads(path.read_text())
+        return CompileError(str(saved["summary"]), str(saved["diagnostics"]))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+        path.unlink(missing_ok=True)
+        return None
+
+
 def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
@@ -51,16 +83,16 @@ class CompileCache:
         failure = directory / "compile_error.json"
         start = time.perf_counter()
         with file_lock(self.root / f"{key}.lock"):
-            if failure.exists():
-                saved = json.loads(failure.read_text())
-                error = CompileError(saved["summary"], saved["diagnostics"])
-                return Build(digest, source_path, None, error, time.perf_counter() - start, True)
-            if not source_path.exists():
+            saved = _saved_failure(failure)
+            if saved is not None:
+                return Build(digest, source_path, None, saved, time.perf_counter() - start, True)
+            if not _holds(source_path, source):  # absent, or cut short by a full disk
                 directory.mkdir(parents=True, exist_ok=True)
-                source_path.write_text(source)
+                _write_atomic(source_path, source)
             try:
                 artifact = self.backend.build(source_path, kernel)
             except CompileError as exc:
-                failure.write_text(json.dumps({"summary": exc.summary, "diagnostics": exc.diagnostics}))
+                if exc.cacheable:
+                    _write_atomic(failure, json.dumps({"summary": exc.summary, "diagnostics": exc.diagnostics}))
                 return Build(digest, source_path, None, exc, time.perf_counter() - start, False)
         return Build(digest, source_path, artifact, None, time.perf_counter() - start, artifact.cached)

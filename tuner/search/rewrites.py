@@ -133,6 +133,19 @@ def _merge_knobs(parent: Variant, knobs_yaml: str | None) -> dict[str, Any]:
     return space
 
 
+def written_by_llm(variant: Variant, space: SearchSpace) -> bool:
+    """Whether any template in a variant's lineage is not the package's own: a rule's child template is packaged
+    code, but it extends a copy of its parent, which may be an LLM's."""
+    seen: set[str] = set()
+    while "lineage" in variant.raw and variant.name not in seen:
+        seen.add(variant.name)
+        lineage = variant.raw["lineage"]
+        if lineage.get("origin") != "rules" or lineage.get("parent") not in space.variants:
+            return True
+        variant = space.variants[lineage["parent"]]
+    return "lineage" in variant.raw  # a cycle in the lineage: trust nothing
+
+
 class Rewriter:
     """Asks the run's mutators for rewrites and turns the good ones into variants of the run."""
 
@@ -141,6 +154,8 @@ class Rewriter:
         self.space, self.context, self.inputs = space, dict(context), inputs
         self.backend = ScreenedBackend(backend, space.kernel)
         self.cache = CompileCache(self.backend)
+        self.jailed_backend = ScreenedBackend(backend, space.kernel, jailed=True)
+        self.jailed_cache = CompileCache(self.jailed_backend)
         self.run_dir, self.settings, self.facts = run_dir, settings, dict(facts)
         self.variants_dir = run_dir / "variants"
         self.records = read_records(run_dir)
@@ -153,7 +168,10 @@ class Rewriter:
         return any(m.origin == "llm" for m in self.settings.mutators)
 
     def evaluator(self, space: SearchSpace, variant: Variant, inputs: RunInputs) -> Evaluator:
-        """The evaluator of a rewritten variant: its every source is screened before it is built."""
+        """The evaluator of a rewritten variant: its every source is screened before it is built, and one that an
+        LLM had a hand in is built and run in the sandbox."""
+        if written_by_llm(variant, space):
+            return Evaluator(space, variant, self.jailed_backend, self.jailed_cache, inputs, self.context)
         return Evaluator(space, variant, self.backend, self.cache, inputs, self.context)
 
     # ----- triggers ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from tuner.data.socs import Soc
 from tuner.errors import CompileError, ToolchainError
+from tuner.sandbox import Jail, require_sandbox, seccomp_fd
 from tuner.sim import codegen
 
 SIM_DIR = Path(__file__).resolve().parent
@@ -28,6 +30,9 @@ INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
 RUNTIME_SOURCES = ("numerics.cpp", "runtime.cpp", "ops.cpp", "timing.cpp")
 RUNTIME_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-pthread", "-Wall", "-Wno-unused-parameter")
+# The instrumentation is how a kernel's own scalar work reaches the model (runtime.cpp, "kernel scalar code"): a
+# call per basic block executed, and per load and store with its address; the simulator's headers are exempt
+# (tuner_sim/uncharged.h). GCC >= 12.
 KERNEL_FLAGS = ("-std=c++17", "-O1", "-pthread", "-fno-strict-aliasing", "-D__CCE_KT_TEST__=1",
                 "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0")
 COMPILE_TIMEOUT_S = 300
@@ -47,6 +52,17 @@ class Limits:
 COMPILE_LIMITS = Limits(wall_s=COMPILE_TIMEOUT_S, cpu_s=COMPILE_TIMEOUT_S, memory_bytes=4 << 30)
 # SIGXCPU comes at the CPU limit; a process that survives it is killed this many seconds later.
 CPU_KILL_AFTER_S = 5
+# What a child may print that the tuner keeps in memory, per stream: the start and the end (where the error is).
+OUTPUT_HEAD_BYTES = 4 << 20
+OUTPUT_TAIL_BYTES = 64 << 10
+# A jailed child's processes and threads (the simulator runs at most a wave of blocks as threads at a time).
+JAIL_MAX_PROCESSES = 512
+# Largest file a jailed compiler may write (a kernel object or executable; a 256 MB static array is refused).
+JAIL_COMPILE_FILE_BYTES = 64 << 20
+# Messages of a compiler that failed because of the machine, not the source: never cached as the kernel's.
+ENVIRONMENT_FAILURES = ("No space left on device", "Disk quota exceeded", "Cannot allocate memory",
+                        "Read-only file system", "Too many open files", "Resource temporarily unavailable",
+                        "virtual memory exhausted", "out of memory allocating")
 
 
 @dataclass(frozen=True)
@@ -97,31 +113,81 @@ def _capped(value: int, which: int) -> int:
     return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
-def run_limited(cmd: list[str], limits: Limits) -> Finished:
+class _Drain(threading.Thread):
+    """Reads one pipe to its end, keeping its first OUTPUT_HEAD_BYTES and last OUTPUT_TAIL_BYTES."""
+
+    def __init__(self, pipe) -> None:
+        super().__init__(daemon=True)
+        self.pipe, self.head, self.tail, self.dropped = pipe, bytearray(), bytearray(), 0
+
+    def run(self) -> None:
+        while chunk := self.pipe.read1(1 << 16):
+            room = OUTPUT_HEAD_BYTES - len(self.head)
+            self.head += chunk[:room]
+            rest = chunk[room:] if room < len(chunk) else b""
+            if rest:
+                self.tail += rest
+                if len(self.tail) > OUTPUT_TAIL_BYTES:
+                    self.dropped += len(self.tail) - OUTPUT_TAIL_BYTES
+                    del self.tail[:-OUTPUT_TAIL_BYTES]
+
+    def text(self) -> str:
+        gap = f"\n[... {self.dropped} bytes of output not kept ...]\n".encode() if self.dropped else b""
+        return (bytes(self.head) + gap + bytes(self.tail)).decode("utf-8", errors="replace")
+
+
+def run_limited(cmd: list[str], limits: Limits, *, jail: Jail | None = None, pass_fds: tuple[int, ...] = (),
+                file_bytes: int | None = None) -> Finished:
     """Run `cmd` under `limits` in a session of its own, and leave nothing of it running: its whole process group
-    is killed at the wall-clock limit, on an exception here (Ctrl-C in the main thread), and after it exits."""
+    is killed at the wall-clock limit, on an exception here (Ctrl-C in the main thread), and after it exits.
+    With `jail`, it runs in the sandbox (tuner/sandbox/: namespaces, an empty environment, the jail's files
+    only, its seccomp filter), with at most `file_bytes` per file it writes and JAIL_MAX_PROCESSES processes and
+    threads; `pass_fds` are the descriptors it is handed. What it prints is kept up to a bound."""
     cpu = _capped(limits.cpu_s, resource.RLIMIT_CPU)
     kill_at = _capped(limits.cpu_s + CPU_KILL_AFTER_S, resource.RLIMIT_CPU)
     memory_kib = _capped(limits.memory_bytes, resource.RLIMIT_AS) // 1024
     # The shell sets the limits and execs `cmd` (no Python runs between fork and exec, unlike a preexec_fn).
     script = (f"ulimit -c 0 && ulimit -S -t {cpu} && ulimit -H -t {kill_at} && ulimit -v {memory_kib} && "
               'exec "$@"')
+    filter_fd = None
+    env = None
+    if jail is not None:
+        if jail.seccomp:
+            filter_fd = seccomp_fd()
+            pass_fds = (*pass_fds, filter_fd)
+        cmd = ["prlimit", f"--fsize={file_bytes or JAIL_COMPILE_FILE_BYTES}", f"--nproc={JAIL_MAX_PROCESSES}",
+               "--", *jail.command(cmd, filter_fd)]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     limit = None
-    with subprocess.Popen(["/bin/sh", "-c", script, "tuner-limited", *cmd], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, encoding="utf-8", errors="replace", start_new_session=True) as proc:
-        track_child_group(proc.pid)
-        try:
-            stdout, stderr = proc.communicate(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            limit = "wall"
-            _signal_group(proc.pid, signal.SIGKILL)
-            stdout, stderr = proc.communicate()
-        finally:  # also on an exception here, before Popen's exit waits for the child
-            _signal_group(proc.pid, signal.SIGKILL)  # the child, if it still runs, and whatever it left behind
-            forget_child_group(proc.pid)
-    if limit is None and proc.returncode == -signal.SIGXCPU:
+    try:
+        with subprocess.Popen(["/bin/sh", "-c", script, "tuner-limited", *cmd], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                              pass_fds=pass_fds, env=env) as proc:
+            track_child_group(proc.pid)
+            drains = [_Drain(proc.stdout), _Drain(proc.stderr)]
+            try:
+                for drain in drains:
+                    drain.start()
+                try:
+                    proc.wait(timeout=limits.wall_s)
+                except subprocess.TimeoutExpired:
+                    limit = "wall"
+                    _signal_group(proc.pid, signal.SIGKILL)
+                    proc.wait()
+            finally:  # also on an exception here, before Popen's exit waits for the child
+                _signal_group(proc.pid, signal.SIGKILL)  # the child, if it still runs, and whatever it left behind
+                forget_child_group(proc.pid)
+                for drain in drains:
+                    drain.join()
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
+    returncode = proc.returncode
+    if jail is not None and 128 < returncode < 128 + signal.NSIG:  # bubblewrap exits 128+N for a signal N
+        returncode = -(returncode - 128)
+    if limit is None and returncode == -signal.SIGXCPU:
         limit = "cpu"
-    return Finished(proc.returncode, stdout, stderr, limit)
+    return Finished(returncode, drains[0].text(), drains[1].text(), limit)
 
 
 def cache_root() -> Path:
@@ -156,14 +222,25 @@ def sim_version() -> str:
     return _digest(version, *(p.read_bytes() for p in files + data))
 
 
-def _run(cmd: list[str], what: str) -> Finished:
-    proc = run_limited(cmd, COMPILE_LIMITS)
+def _run(cmd: list[str], what: str, jail: Jail | None = None) -> Finished:
+    proc = run_limited(cmd, COMPILE_LIMITS, jail=jail)
     if proc.limit == "wall":
-        raise CompileError(f"{what}: the compiler ran longer than {COMPILE_LIMITS.wall_s:g} s", proc.stderr)
+        raise CompileError(f"{what}: the compiler ran longer than {COMPILE_LIMITS.wall_s:g} s", proc.stderr,
+                           cacheable=False)
     if proc.limit == "cpu":
-        raise CompileError(f"{what}: the compiler used more than {COMPILE_LIMITS.cpu_s} s of CPU time", proc.stderr)
+        raise CompileError(f"{what}: the compiler used more than {COMPILE_LIMITS.cpu_s} s of CPU time", proc.stderr,
+                           cacheable=False)
+    too_big = proc.returncode == -signal.SIGXFSZ or "File size limit exceeded" in proc.stderr
+    if jail is not None and too_big:  # a verdict on the source: it asks for a huge object (a static array)
+        raise CompileError(f"{what}: the kernel's object or executable would exceed "
+                           f"{JAIL_COMPILE_FILE_BYTES >> 20} MiB (a huge static array?)", proc.stderr)
     if proc.returncode < 0:  # stopped from outside (Ctrl-C, kill): not a verdict on the source
         raise ToolchainError(f"{what}: {Path(cmd[0]).name} was stopped by signal {-proc.returncode}")
+    if proc.returncode != 0:
+        for failure in ENVIRONMENT_FAILURES:
+            if failure in proc.stderr:
+                raise ToolchainError(f"{what} failed because of the machine, not the source: {failure} "
+                                     f"(nothing was cached; free the resource and run again)")
     return proc
 
 
@@ -222,12 +299,13 @@ def soc_dir(soc: Soc) -> Path:
 
 @dataclass(frozen=True)
 class Executable:
-    """A kernel built for the simulator, ready to run."""
+    """A kernel built for the simulator, ready to run; an untrusted one runs only in the sandbox."""
 
     path: Path
     kernel: str
     soc: str
     cached: bool
+    untrusted: bool = False
 
 
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>error|fatal error): (?P<msg>.*)$")
@@ -335,18 +413,96 @@ def _define_flags(defines: list[str]) -> list[str]:
     return [f"-D{d}" for d in defines]
 
 
+APP = "app"
+APP_DIGEST = "app.sha256"
+# The kernel caches' size cap ($TUNER_CACHE_MAX_BYTES overrides it); the least recently used builds go first,
+# never one used in the last EVICT_MIN_AGE_S (a run may be about to launch it). Checked every EVICT_EVERY builds.
+CACHE_MAX_BYTES = 8 << 30
+EVICT_MIN_AGE_S = 600
+EVICT_EVERY = 32
+_new_builds = [0]
+
+
+def _tree_bytes(path: Path) -> int:
+    total = 0
+    for item in path.rglob("*"):
+        with contextlib.suppress(OSError):
+            total += item.lstat().st_size
+    return total
+
+
+def evict_kernels(max_bytes: int | None = None) -> list[Path]:
+    """Remove the least recently used kernel builds until the kernel caches (packaged and untrusted) hold at most
+    `max_bytes`; returns what was removed."""
+    cap = max_bytes if max_bytes is not None else int(os.environ.get("TUNER_CACHE_MAX_BYTES", CACHE_MAX_BYTES))
+    entries = []
+    for parent in (kernels_dir(False), kernels_dir(True)):
+        if parent.is_dir():
+            for entry in parent.iterdir():
+                with contextlib.suppress(OSError):
+                    entries.append((entry.stat().st_mtime, _tree_bytes(entry), entry))
+    total = sum(size for _, size, _ in entries)
+    removed = []
+    now = time.time()
+    for mtime, size, entry in sorted(entries):
+        if total <= cap:
+            break
+        if now - mtime < EVICT_MIN_AGE_S or "." in entry.name:  # recent, or a build in progress
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        total -= size
+        removed.append(entry)
+    return removed
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _intact(directory: Path) -> bool:
+    """Whether a cached kernel is the one that was built there: its executable's hash as recorded at build."""
+    try:
+        return file_digest(directory / APP) == (directory / APP_DIGEST).read_text().strip()
+    except OSError:
+        return False
+
+
+def kernels_dir(untrusted: bool) -> Path:
+    """Cached kernel builds; untrusted kernels (LLM-written) are kept apart from the packaged templates'."""
+    return cache_root() / "sim" / ("untrusted-kernels" if untrusted else "kernels")
+
+
+def _compile_jail(readable: list[Path], out: Path) -> Jail:
+    """The sandbox of an untrusted compile or link: the compiler's system paths, the simulator's headers and
+    the inputs read-only, `out` writable; no network, no environment, no home directory."""
+    extra = []
+    cxx = shutil.which(compiler())
+    if cxx is not None:
+        extra.append(Path(cxx).resolve().parent.parent)
+    return Jail(readable=(*readable, *extra), scratch=out, system=True, proc=True)
+
+
 def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple[str, ...] = (), *,
-                 check_object: Callable[[Path], None] | None = None) -> Executable:
-    """Compile `source` and link its entry `kernel` with the simulator runtime; cached by content. For untrusted
-    code, `check_object` is called with the compiled kernel object before it is linked (or before it is returned,
-    for a build that is cached or that another process made) and raises to refuse it."""
+                 check_object: Callable[[Path], None] | None = None, untrusted: bool = False) -> Executable:
+    """Compile `source` and link its entry `kernel` with the simulator runtime; cached by content, and the cached
+    executable's hash checked before it is reused (a mismatch is rebuilt). For untrusted code, `check_object` is
+    called with the compiled kernel object before it is linked (or before it is returned, for a build that is
+    cached or that another process made) and raises to refuse it; with `untrusted`, the compiler and linker run
+    in the sandbox, the executable is static (it runs under a seccomp filter that lets nothing be opened, the
+    loader's libraries included) and it is cached apart."""
+    if untrusted:
+        require_sandbox()
     source = source.resolve()
     text = source.read_text(errors="replace")
     runtime = runtime_dir()
     socd = soc_dir(soc)
     headers = [h.read_bytes() for h in local_includes(source)]
     key = _digest(text, str(source), kernel, soc.name, sim_version(), *defines, *headers)
-    final = cache_root() / "sim" / "kernels" / key
+    final = kernels_dir(untrusted) / key
     checked: list[Path] = []  # the object check_object passed in this call
 
     def check(obj: Path) -> None:
@@ -354,17 +510,22 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
             check_object(obj)
             checked.append(obj)
 
-    if (final / "app").exists():
+    if final.exists() and not _intact(final):
+        shutil.rmtree(final, ignore_errors=True)  # tampered with, or left half-written by an older version
+    if final.exists():
         check(final / "entry.o")
-        return Executable(final / "app", kernel, soc.name, cached=True)
+        with contextlib.suppress(OSError):
+            os.utime(final)  # recently used: the last to be evicted
+        return Executable(final / APP, kernel, soc.name, cached=True, untrusted=untrusted)
 
     def build(out: Path) -> None:
         entry = out / "entry.cpp"
         entry.write_text(f'#include "{source}"\n#include "tuner_sim/entry.h"\nTUNER_SIM_ENTRY({kernel})\n')
         cxx = compiler()
         obj = out / "entry.o"
+        jail = _compile_jail([INCLUDE_DIR, socd, runtime, source.parent], out) if untrusted else None
         proc = _run([cxx, *KERNEL_FLAGS, *_define_flags(list(defines)), "-I", str(INCLUDE_DIR), "-I", str(socd),
-                     "-I", str(source.parent), "-c", str(entry), "-o", str(obj)], "compile")
+                     "-I", str(source.parent), "-c", str(entry), "-o", str(obj)], "compile", jail)
         if proc.returncode != 0:
             # Only the generated entry.cpp naming the kernel: a user's own undeclared name in a file whose
             # path contains the kernel name (add_custom.cpp) is not a missing kernel.
@@ -375,15 +536,20 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
                                    "(check --kernel)", proc.stderr)
             raise _compile_error(proc.stderr, [source], soc)
         check(obj)
-        proc = _run([cxx, "-pthread", str(obj), str(runtime / "driver.o"), str(socd / "soc_config.o"),
-                     str(runtime / "libtunersim.a"), "-o", str(out / "app")], "link")
+        static = ["-static"] if untrusted else []
+        proc = _run([cxx, *static, "-pthread", str(obj), str(runtime / "driver.o"), str(socd / "soc_config.o"),
+                     str(runtime / "libtunersim.a"), "-o", str(out / APP)], "link", jail)
         if proc.returncode != 0:
             raise _compile_error(proc.stderr, [source], soc)
+        (out / APP_DIGEST).write_text(file_digest(out / APP) + "\n")
 
     _atomic_dir(final, build)
     if not checked:  # another process finished the same build first
         check(final / "entry.o")
-    return Executable(final / "app", kernel, soc.name, cached=False)
+    _new_builds[0] += 1
+    if _new_builds[0] % EVICT_EVERY == 1:
+        evict_kernels()
+    return Executable(final / APP, kernel, soc.name, cached=False, untrusted=untrusted)
 
 
 def build_program(sources: list[Path], output: Path, soc: Soc, defines: list[str] | tuple[str, ...] = ()) -> Path:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import shutil
 import signal
 import tempfile
 import time
@@ -16,8 +18,9 @@ import numpy as np
 
 from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
+from tuner.sandbox import Jail
 from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
-from tuner.sim.build import Executable, Finished, Limits, build_kernel, run_limited
+from tuner.sim.build import RUNTIME_DIR, Executable, Finished, Limits, build_kernel, run_limited
 
 DEFAULT_SOC = "Ascend910B1"
 # cold: GM data comes from HBM (the default); warm: it is resident in L2 when it fits there.
@@ -36,6 +39,16 @@ DESCRIBE_TIMEOUT_S = 10.0
 RUN_MEMORY_HEADROOM_BYTES = 8 << 30
 # What a C++ allocation that failed (the runtime's records of an endless kernel, say) leaves on stderr.
 _OUT_OF_MEMORY = "std::bad_alloc"
+# Largest report or trace a sandboxed kernel's process may write (each is one file).
+REPORT_FILE_BYTES = 64 << 20
+TRACE_FILE_BYTES = 512 << 20
+# The parameter kinds an entry describes, and bounds on what a describe may claim.
+PARAM_KINDS = ("pointer", "integral", "floating", "record")
+MAX_PARAMS = 256
+MAX_PARAM_SIZE = 1 << 16
+# Bounds on a sandboxed kernel's report (blocks of a launch, faults and warnings kept).
+MAX_BLOCKS = 65535
+MAX_FAULTS = 64
 
 
 @dataclass(frozen=True)
@@ -125,39 +138,183 @@ def _with_memory_note(faults: list[Fault], proc: Finished, limits: Limits) -> li
 def describe(exe: Executable) -> list[dict]:
     """The kernel's parameters as the compiled entry reports them (kind and size of each); KernelStartError when
     the executable stops, or runs past DESCRIBE_TIMEOUT_S, before it says."""
-    return _describe(str(exe.path), exe.path.stat().st_mtime_ns, exe.kernel)
+    return _describe(str(exe.path), exe.path.stat().st_mtime_ns, exe.kernel, exe.untrusted)
+
+
+def _jail(exe: Executable) -> Jail | None:
+    """The sandbox of an untrusted kernel's process: its static executable alone, under the seccomp filter."""
+    return Jail(readable=(exe.path,), seccomp=True) if exe.untrusted else None
+
+
+def _params(stdout: str) -> list[dict]:
+    """The parameters an executable described, checked: it is the kernel's own program that prints them."""
+    params = json.loads(stdout)["params"]
+    if not isinstance(params, list) or len(params) > MAX_PARAMS:
+        raise KeyError("params")
+    for p in params:
+        if (not isinstance(p, dict) or p.get("kind") not in PARAM_KINDS or not isinstance(p.get("size"), int)
+                or not 0 <= p["size"] <= MAX_PARAM_SIZE):
+            raise KeyError("params")
+    return [{"kind": p["kind"], "size": p["size"]} for p in params]
 
 
 @lru_cache(maxsize=256)
-def _describe(path: str, mtime_ns: int, kernel: str) -> list[dict]:
+def _describe(path: str, mtime_ns: int, kernel: str, untrusted: bool) -> list[dict]:
     limits = _limits(DESCRIBE_TIMEOUT_S, 0)
-    proc = run_limited([path, "--describe"], limits)
+    exe = Executable(Path(path), kernel, "", cached=True, untrusted=untrusted)
+    proc = run_limited([path, "--describe"], limits, jail=_jail(exe))
     fault = _stopped(proc, limits, kernel)
     if fault is not None:
         raise KernelStartError(fault)
     try:
-        return json.loads(proc.stdout)["params"]
-    except (json.JSONDecodeError, KeyError):
+        return _params(proc.stdout)
+    except (json.JSONDecodeError, KeyError, TypeError):
         raise KernelStartError(Fault("crash", f"error: [crash] the kernel's executable did not start: "
                                               f"{_ended(proc)} (kernel {kernel})")) from None
 
 
-def _write_manifest(args: list[KernelArg], tmp: Path) -> list[str]:
+class _Handover:
+    """How the files of one run are named to the executable: by path, or for a sandboxed kernel (which may open
+    nothing) as descriptors opened here and handed over ("fd:N")."""
+
+    def __init__(self, by_descriptor: bool) -> None:
+        self.by_descriptor = by_descriptor
+        self.fds: list[int] = []
+
+    def name(self, path: Path, *, write: bool) -> str:
+        if not self.by_descriptor:
+            return str(path)
+        flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC if write else os.O_RDONLY
+        fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
+        self.fds.append(fd)
+        return f"fd:{fd}"
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds.clear()
+
+
+def _write_manifest(args: list[KernelArg], tmp: Path, files: _Handover) -> list[str]:
     lines = []
     for i, arg in enumerate(args):
         if isinstance(arg, GmIn):
             path = tmp / f"arg{i}.bin"
             path.write_bytes(np.ascontiguousarray(arg.array).tobytes())
-            lines.append(f"in {path} {arg.name}")
+            lines.append(f"in {files.name(path, write=False)} {arg.name}")
         elif isinstance(arg, GmBytes):
             path = tmp / f"arg{i}.bin"
             path.write_bytes(arg.data)
-            lines.append(f"bytes {path} {arg.name}")
+            lines.append(f"bytes {files.name(path, write=False)} {arg.name}")
         elif isinstance(arg, GmOut):
-            lines.append(f"out {tmp / f'arg{i}.out'} {arg.nbytes} {arg.name}")
+            lines.append(f"out {files.name(tmp / f'arg{i}.out', write=True)} {arg.nbytes} {arg.name}")
         else:
             lines.append(f"value {arg.data.hex() or '00'}")
     return lines
+
+
+def scratch_prefix() -> str:
+    """Prefix of this process's scratch directories; it carries the pid, so a later run can tell whose are stale."""
+    return f"tuner-sim-{os.getpid()}-"
+
+
+def clean_stale_scratch(root: Path | None = None) -> list[Path]:
+    """Remove scratch directories that processes killed before they could clean up left behind (kill -9, a
+    crash): those whose pid no longer runs. Returns what was removed."""
+    root = Path(root or _SCRATCH or tempfile.gettempdir())
+    removed = []
+    for path in root.glob("tuner-sim-*-*"):
+        pid = path.name.split("-")[2]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _forbidden(proc: Finished, exe: Executable) -> Fault | None:
+    """The fault of a sandboxed kernel that the seccomp filter killed."""
+    if exe.untrusted and proc.returncode == -signal.SIGSYS:
+        return Fault("sandbox", "error: [sandbox] the kernel made a system call the sandbox forbids (opening "
+                                "files, sockets, processes); it was killed (SIGSYS)")
+    return None
+
+
+@lru_cache(maxsize=1)
+def fault_classes() -> frozenset[str]:
+    """The fault classes the simulator reports (the runtime's own list), and those this module adds."""
+    text = (RUNTIME_DIR / "runtime.cpp").read_text()
+    names = re.search(r"kFaultNames\[\] = \{([^}]*)\}", text)
+    return frozenset(re.findall(r'"([a-z0-9-]+)"', names[1])) | {"crash", "timeout", "interrupted", "sandbox"}
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9 _.,:;()\[\]<>=+\-*/%#'@|&!?^~{}]")
+TEXT_LIMIT = 400
+
+
+def _clean(value: object, limit: int = TEXT_LIMIT) -> str:
+    """Text of a sandboxed kernel's report as the tuner passes it on (to users, records and LLM prompts): printable
+    ASCII of the simulator's vocabulary only, capped; the process that wrote it ran the kernel's code."""
+    text = _UNSAFE.sub("", str(value))
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _identifier(value: object) -> str:
+    return value if isinstance(value, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_:]{0,60}", value) else ""
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) and value >= 0 else None
+
+
+def _vetted(report: dict, exe: Executable) -> dict:
+    """A sandboxed kernel's report rebuilt from what the simulator's schema allows: numbers where it has
+    numbers, known fault classes, cleaned and capped text; the SoC and kernel names are the tuner's own."""
+    blocks = []
+    for block in report.get("blocks", [])[:MAX_BLOCKS] if isinstance(report.get("blocks"), list) else []:
+        if isinstance(block, dict):
+            blocks.append({k: v for k, v in block.items() if re.fullmatch(r"[a-z0-9_]{1,40}", str(k))
+                           and _number(v) is not None})
+    faults = []
+    for f in report.get("faults", [])[:MAX_FAULTS] if isinstance(report.get("faults"), list) else []:
+        if not isinstance(f, dict):
+            continue
+        cls = f.get("class") if f.get("class") in fault_classes() else "crash"
+        faults.append({"class": cls, "text": _clean(f.get("text", "")), "message": _clean(f.get("message", "")),
+                       "block": int(f["block"]) if isinstance(f.get("block"), int) else -1,
+                       "api": _identifier(f.get("api")),
+                       "file": _clean(Path(str(f.get("file", ""))).name, 120),
+                       "line": int(f["line"]) if isinstance(f.get("line"), int) else 0})
+    warnings = [_clean(w) for w in report.get("warnings", [])[:MAX_FAULTS]] if isinstance(
+        report.get("warnings"), list) else []
+    vetted = {k: v for k, v in report.items() if k in ("task_duration_us", "gm_to_ub_bytes", "ub_to_gm_bytes",
+                                                        "block_dim") and _number(v) is not None}
+    return {**vetted, "soc": exe.soc, "kernel": exe.kernel, "time_source": f"simulated, {exe.soc} model",
+            "task_duration_us": vetted.get("task_duration_us"), "blocks": blocks, "faults": faults,
+            "warnings": warnings}
+
+
+def _read_report(path: Path, proc: Finished, exe: Executable) -> dict:
+    report = None
+    if path.exists() and path.stat().st_size > 0:
+        try:
+            report = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            report = None
+    if not isinstance(report, dict):
+        ended = _clean(_ended(proc)) if exe.untrusted else _ended(proc)
+        report = {"faults": [{"class": "crash", "text": f"error: [crash] {ended}"}]}
+    return _vetted(report, exe) if exe.untrusted else report
 
 
 def _faults(report: dict) -> list[Fault]:
@@ -180,36 +337,44 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
     except KernelStartError as exc:
         return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[exc.fault])
     check_signature(args, params, exe.kernel)
-    with tempfile.TemporaryDirectory(prefix="tuner-sim-", dir=_SCRATCH) as tmpdir:
+    files = _Handover(by_descriptor=exe.untrusted)
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix(), dir=_SCRATCH) as tmpdir:
         tmp = Path(tmpdir)
-        manifest = tmp / "args.txt"
-        manifest.write_text("\n".join(_write_manifest(args, tmp)) + "\n")
-        report_path = tmp / "report.json"
-        cmd = [str(exe.path), "--manifest", str(manifest), "--block-dim", str(block_dim), "--report",
-               str(report_path), "--timeout", str(timeout_s)]
-        if trace is not None:
-            cmd += ["--trace", str(Path(trace).resolve())]
-        if not auto_sync:
-            cmd.append("--no-auto-sync")
-        if l2 != "cold":
-            cmd += ["--l2", l2]
-        limits = _limits(timeout_s + RUN_GRACE_S, _gm_bytes(args))
-        start = time.perf_counter()
-        proc = run_limited(cmd, limits)
-        elapsed = time.perf_counter() - start
-        fault = _stopped(proc, limits, exe.kernel)
+        try:
+            manifest = tmp / "args.txt"
+            lines = _write_manifest(args, tmp, files)
+            manifest.write_text("\n".join(lines) + "\n")
+            report_path = tmp / "report.json"
+            trace_path = None if trace is None else tmp / "trace.json" if exe.untrusted else trace
+            cmd = [str(exe.path), "--manifest", files.name(manifest, write=False), "--block-dim", str(block_dim),
+                   "--report", files.name(report_path, write=True), "--timeout", str(timeout_s)]
+            if trace_path is not None:
+                cmd += ["--trace", files.name(Path(trace_path).resolve(), write=True)]
+            if not auto_sync:
+                cmd.append("--no-auto-sync")
+            if l2 != "cold":
+                cmd += ["--l2", l2]
+            limits = _limits(timeout_s + RUN_GRACE_S, _gm_bytes(args))
+            largest = max([a.nbytes for a in args if isinstance(a, GmOut)], default=0)
+            file_bytes = max(largest, REPORT_FILE_BYTES, TRACE_FILE_BYTES if trace is not None else 0)
+            start = time.perf_counter()
+            proc = run_limited(cmd, limits, jail=_jail(exe), pass_fds=tuple(files.fds), file_bytes=file_bytes)
+            elapsed = time.perf_counter() - start
+        finally:
+            files.close()
+        fault = _stopped(proc, limits, exe.kernel) or _forbidden(proc, exe)
         if fault is not None:
             return SimResult(exe.soc, exe.kernel, block_dim, None, {}, faults=[fault], run_seconds=elapsed)
-        if proc.returncode == 2:
+        if proc.returncode == 2 and not exe.untrusted:
             raise UsageError(proc.stderr.strip().splitlines()[-1].removeprefix("error: "))
-        if report_path.exists():
-            report = json.loads(report_path.read_text())
-        else:
-            report = {"faults": [{"class": "crash", "text": f"error: [crash] {_ended(proc)}"}]}
+        report = _read_report(report_path, proc, exe)
+        if exe.untrusted and trace is not None and (tmp / "trace.json").exists():
+            shutil.copyfile(tmp / "trace.json", trace)
         outputs = []
         for i, arg in enumerate(args):
             if isinstance(arg, GmOut):
-                raw = (tmp / f"arg{i}.out").read_bytes() if (tmp / f"arg{i}.out").exists() else bytes(arg.nbytes)
+                out = tmp / f"arg{i}.out"
+                raw = out.read_bytes() if out.exists() and out.stat().st_size == arg.nbytes else bytes(arg.nbytes)
                 outputs.append(np.frombuffer(raw, dtype=arg.dtype).reshape(arg.shape).copy())
     return SimResult(
         soc=exe.soc, kernel=exe.kernel, block_dim=block_dim, task_duration_us=report.get("task_duration_us"),

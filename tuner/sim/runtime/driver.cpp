@@ -1,9 +1,9 @@
 // `main` of a program built by `tuner simulate`: reads the argument manifest written by the Python side,
-// places GM buffers, launches the registered kernel entry and writes outputs and the report.
+// places GM buffers, launches the registered kernel entry and writes outputs and the report. Every file it
+// is given is a path or "fd:N", a descriptor the caller opened (a sandboxed run may open nothing).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -92,8 +92,13 @@ int main(int argc, char** argv) {
     }
     if (!g_entry.thunk) usage("no kernel entry was registered");
     std::vector<Arg> args;
-    std::ifstream mf(manifest);
-    if (!mf) usage("cannot read the argument manifest " + manifest);
+    FILE* mfile = manifest.empty() ? nullptr : open_input(manifest.c_str());
+    if (!mfile) usage("cannot read the argument manifest " + manifest);
+    std::string text;
+    char chunk[4096];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, mfile)) > 0;) text.append(chunk, n);
+    fclose(mfile);
+    std::istringstream mf(text);
     for (std::string line; std::getline(mf, line);) {
         if (line.empty()) continue;
         std::istringstream ls(line);
@@ -125,7 +130,7 @@ int main(int argc, char** argv) {
         }
         FILE* in = nullptr;
         if (arg.kind == "in" || arg.kind == "bytes") {
-            in = fopen(arg.path.c_str(), "rb");
+            in = open_input(arg.path.c_str());
             if (!in) usage("cannot read " + arg.path);
             fseek(in, 0, SEEK_END);
             arg.bytes = uint64_t(ftell(in));
@@ -149,7 +154,7 @@ int main(int argc, char** argv) {
         block_dim);
     for (const Arg& arg : args) {
         if (arg.kind != "out") continue;
-        FILE* f = fopen(arg.path.c_str(), "wb");
+        FILE* f = open_output(arg.path.c_str());
         if (!f) usage("cannot write " + arg.path);
         fwrite(arg.gm, 1, arg.bytes, f);
         fclose(f);

@@ -360,6 +360,41 @@ void set_current_tpipe(void* pipe) {
 MaskState& mask_state() { return ctx().mask; }
 LaunchOptions& launch_options() { return g_options; }
 
+namespace {
+// The descriptor of an "fd:N" spec, else -1; no allocation, no locale (called from the fault handler).
+int handed_fd(const char* spec) {
+    if (strncmp(spec, "fd:", 3) != 0 || !spec[3]) return -1;
+    int fd = 0;
+    for (const char* ch = spec + 3; *ch; ++ch) {
+        if (*ch < '0' || *ch > '9' || fd > 100000) return -1;
+        fd = fd * 10 + (*ch - '0');
+    }
+    return fd;
+}
+}  // namespace
+
+int open_output_fd(const char* spec) {
+    const int handed = handed_fd(spec);
+    if (handed < 0) return open(spec, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int fd = dup(handed);
+    if (fd < 0 || ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) return -1;
+    return fd;
+}
+
+FILE* open_output(const char* spec) {
+    if (handed_fd(spec) < 0) return fopen(spec, "w");
+    const int fd = open_output_fd(spec);
+    return fd < 0 ? nullptr : fdopen(fd, "w");
+}
+
+FILE* open_input(const char* spec) {
+    const int handed = handed_fd(spec);
+    if (handed < 0) return fopen(spec, "rb");
+    const int fd = dup(handed);
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) return nullptr;
+    return fdopen(fd, "rb");
+}
+
 const char* position_name(int position) {
     switch (position) {  // AscendC::TPosition values
         case 0: return "GM";
@@ -956,7 +991,7 @@ void check_gm_races(Launch& L) {
 }
 
 void write_trace(const Launch& L) {
-    FILE* f = fopen(g_options.trace_path, "w");
+    FILE* f = open_output(g_options.trace_path);
     if (!f) return;
     fprintf(f, "{\"traceEvents\":[");
     bool first = true;
@@ -985,7 +1020,7 @@ void write_trace(const Launch& L) {
 
 void write_report(const Launch& L, const char* path, double task_us) {
     if (!path) return;
-    FILE* f = fopen(path, "w");
+    FILE* f = open_output(path);
     if (!f) {
         fprintf(stderr, "warning: cannot write the report to %s\n", path);
         return;
@@ -1116,7 +1151,7 @@ void on_signal(int sig, siginfo_t* info, void*) {
                                  "\"warnings\": []}\n",
                                  soc_config.name, kernel, g_launch ? (long long)g_launch->block_dim : 0LL,
                                  hit && sig == SIGSEGV ? "out-of-bounds" : "crash", block, text);
-        const int fd = open(g_options.report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int fd = open_output_fd(g_options.report_path);
         if (fd >= 0) {
             if (write(fd, report, size_t(std::min<int>(len, int(sizeof report) - 1))) < 0) {
             }
@@ -1191,7 +1226,7 @@ std::chrono::steady_clock::time_point g_launch_deadline;
     if (write(2, line, strlen(line)) < 0) {
     }
     if (g_options.report_path) {
-        if (FILE* f = fopen(g_options.report_path, "w")) {
+        if (FILE* f = open_output(g_options.report_path)) {
             std::string text(line);
             text.pop_back();
             fprintf(f, "{\"soc\": \"%s\", \"task_duration_us\": null, \"blocks\": [], \"faults\": [{\"class\": "

@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -168,5 +169,12 @@ struct BlockTiming {
 // by its own single-core rate).
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                                 const std::array<double, 2>& pool_bytes_per_cycle, bool with_trace);
+
+// A file the host side names for the program to write or read: a path, or "fd:N", a descriptor it handed over
+// (a sandboxed run opens nothing itself). An output is rewritten from its start. open_output_fd is
+// async-signal-safe (the fault handler writes the report with it); both return -1 / nullptr on failure.
+int open_output_fd(const char* spec);
+FILE* open_output(const char* spec);
+FILE* open_input(const char* spec);
 
 }  // namespace tuner_sim
