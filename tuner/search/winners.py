@@ -10,12 +10,14 @@ from optuna.trial import FrozenTrial, TrialState
 from tuner.backends import make_backend
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
+from tuner.mutate.sandbox import ScreenedBackend
 from tuner.ops import get_operator
 from tuner.ops.base import Operator, to_numpy
 from tuner.search.compile_cache import CompileCache, source_hash
 from tuner.search.evaluate import kernel_args, tiling_bytes
 from tuner.search.export import export_kernel
 from tuner.search.report import eligible, retimed_winner
+from tuner.search.rewrites import written_by_llm
 from tuner.search.space import PROJECT_ROOT, Point, SearchSpace, load_space, run_context, with_rewrites
 from tuner.search.storage import StudyInfo, run_studies
 from tuner.search.templates import render_kernel
@@ -86,15 +88,18 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
         variant=variant.name, params=dict(frozen.params), time_us=frozen.value,
         time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number)
     if with_trace and attrs["backend"] == "sim":
-        _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point)
+        _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point,
+                     untrusted=written_by_llm(variant, space))
     return written
 
 
 def _write_trace(path: Path, op: Operator, shape: tuple[int, ...], dtype: str, soc: str, space: SearchSpace,
-                 source: str, point: Point) -> None:
+                 source: str, point: Point, *, untrusted: bool) -> None:
     """A Chrome-trace timeline of the kernel on input set 0 (Perfetto opens it): where each pipe of each block
-    spends the launch."""
+    spends the launch; a kernel an LLM wrote runs in the sandbox, as it did in the search."""
     backend = make_backend("sim", soc)
+    if untrusted:
+        backend = ScreenedBackend(backend, space.kernel, jailed=True)
     build = CompileCache(backend).build(source, space.kernel)
     if build.artifact is None:
         return
