@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend
-from tuner.errors import CompileError
+from tuner.errors import CompileError, ToolchainError
 from tuner.filelock import file_lock
 from tuner.sim.build import cache_root
 
@@ -42,11 +42,16 @@ def _holds(path: Path, text: str) -> bool:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write a cache file whole or not at all (a temporary sibling renamed into place)."""
+    """Write a cache file whole or not at all (a temporary sibling renamed into place); a machine that cannot
+    (a full disk) is a ToolchainError, one line."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        raise ToolchainError(f"cannot write the compile cache at {path.parent}: {exc.strerror or exc} (nothing "
+                             "was cached; free the resource or set TUNER_CACHE_DIR, and run again)") from None
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -87,7 +92,6 @@ class CompileCache:
             if saved is not None:
                 return Build(digest, source_path, None, saved, time.perf_counter() - start, True)
             if not _holds(source_path, source):  # absent, or cut short by a full disk
-                directory.mkdir(parents=True, exist_ok=True)
                 _write_atomic(source_path, source)
             try:
                 artifact = self.backend.build(source_path, kernel)

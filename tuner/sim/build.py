@@ -248,18 +248,30 @@ def _atomic_dir(final: Path, build) -> Path:
     """Build into a temporary sibling and rename it into place, so concurrent builds never see half a dir."""
     if final.exists():
         return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=final.name + ".", dir=final.parent))
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=final.name + ".", dir=final.parent))
+    except OSError as exc:
+        raise _machine_error(exc, final.parent) from None
     try:
         build(tmp)
         try:
             tmp.rename(final)
         except OSError:  # another process won the race
             shutil.rmtree(tmp, ignore_errors=True)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _machine_error(exc, final.parent) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def _machine_error(exc: OSError, where: Path) -> ToolchainError:
+    """A build that the machine stopped (a full disk, a read-only cache): one line, and nothing is cached."""
+    return ToolchainError(f"cannot build in {where}: {exc.strerror or exc} (nothing was cached; free the "
+                          "resource or set TUNER_CACHE_DIR, and run again)")
 
 
 def runtime_dir() -> Path:
