@@ -15,8 +15,9 @@ The symbol check (`check_symbols`) reads the compiled kernel's undefined symbols
 simulator runtime's own exports (less its host-side entry points) and the few C++ runtime symbols that g++ emits
 for ordinary kernels (`CXX_RUNTIME`). The headers make the C library visible to every kernel (`fopen`,
 `std::system` need no declaration), so this check, not the screen, is what keeps them out. Neither is a sandbox
-against a kernel that forges function pointers from memory; the child processes' limits (tuner/sim/build.py) and
-the user's account bound what such a kernel can do.
+against a kernel that forges function pointers from memory (the red team walked its own ELF image to libc's
+`system`): what contains such a kernel is the OS sandbox (tuner/sandbox/) that every kernel an LLM wrote is
+built and run in; nm reads such a kernel's object there too.
 """
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ import jinja2
 from jinja2 import nodes
 
 from tuner.errors import CompileError, ToolchainError
-from tuner.sim.build import runtime_dir
+from tuner.sandbox import Jail
+from tuner.sim.build import Limits, run_limited, runtime_dir
 
 INCLUDE = "kernel_operator.h"
+NM_LIMITS = Limits(wall_s=60, cpu_s=60, memory_bytes=2 << 30)
 PARENT_TEMPLATE = "parent.cpp.j2"
 # Directives a kernel may use besides `#include "kernel_operator.h"` and loop-hint pragmas.
 DIRECTIVES = frozenset({"define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "error", "warning"})
@@ -64,8 +67,9 @@ CXX_RUNTIME = {
     "__stack_chk_fail": "the stack protector, on by default in Ubuntu's and Fedora's g++",
 }
 # Runtime exports that only a host program calls: the driver's main (it writes the output files it is told to),
-# and the launch options and kernel launch (report and trace paths). A kernel has no use for them.
-_HOST_ONLY = re.compile(r"main$|_ZN9tuner_sim(14launch_options|10run_kernel)E")
+# the launch options and kernel launch (report and trace paths), and the file openers. A kernel has no use for them.
+_HOST_ONLY = re.compile(r"main$|_ZN9tuner_sim(14launch_options|10run_kernel|11open_output|14open_output_fd|"
+                        r"10open_input)E")
 
 _JINJA = re.compile(r"\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", re.S)
 _JINJA_KERNEL_NAME = re.compile(r"\{\{-?[ \t]*kernel_name[ \t]*-?\}\}")
@@ -216,9 +220,14 @@ def _tool(name: str) -> str:
     return path
 
 
-def _nm(*args: str) -> list[str]:
-    """Symbol names that `nm -P` lists for `args` (archive member headers skipped)."""
-    proc = subprocess.run([_tool("nm"), "-P", *args], capture_output=True, text=True)
+def _nm(*args: str, jailed: bool = False) -> list[str]:
+    """Symbol names that `nm -P` lists for `args` (archive member headers skipped); `jailed`: the file comes from
+    untrusted code, so nm reads it in the sandbox."""
+    if jailed:
+        jail = Jail(readable=(Path(args[-1]),), system=True)
+        proc = run_limited([_tool("nm"), "-P", *args], NM_LIMITS, jail=jail)
+    else:
+        proc = subprocess.run([_tool("nm"), "-P", *args], capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolchainError(f"nm failed on {args[-1]}: {proc.stderr.strip()}")
     return [f[0] for f in (line.split() for line in proc.stdout.splitlines()) if len(f) >= 2 and len(f[1]) == 1]
@@ -246,7 +255,7 @@ def _demangled(names: list[str]) -> list[str]:
 def check_symbols(obj: Path) -> None:
     """Refuse a compiled kernel object that references any symbol outside `kernel_symbols()` (compared mangled),
     with a ScreenError naming them; meant as `build_kernel(..., check_object=check_symbols)`."""
-    foreign = sorted(set(_nm("--undefined-only", str(obj))) - kernel_symbols())
+    foreign = sorted(set(_nm("--undefined-only", str(obj), jailed=True)) - kernel_symbols())
     if foreign:
         raise ScreenError("the kernel references symbols the simulator does not provide to kernels: "
                           + ", ".join(_demangled(foreign)))
