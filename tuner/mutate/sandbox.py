@@ -4,6 +4,7 @@ built and run in the OS sandbox (tuner/sandbox/), or refused where there is none
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend, Profile, RunResult
@@ -35,7 +36,8 @@ class ScreenedBackend(Backend):
                                cacheable=False)
         if getattr(self.inner, "screens_objects", False):  # builds a host object the symbol check can read
             try:
-                return self.inner.build(source, kernel, defines, check_object=check_symbols, untrusted=self.jailed)
+                check = partial(check_symbols, jailed=self.jailed)
+                return self.inner.build(source, kernel, defines, check_object=check, untrusted=self.jailed)
             except ScreenError as exc:
                 raise CompileError(f"rejected by the symbol check: {exc}", str(exc)) from None
             except SandboxUnavailable as exc:

@@ -252,10 +252,11 @@ def _demangled(names: list[str]) -> list[str]:
     return shown if proc.returncode == 0 and len(shown) == len(names) else names
 
 
-def check_symbols(obj: Path) -> None:
+def check_symbols(obj: Path, *, jailed: bool = False) -> None:
     """Refuse a compiled kernel object that references any symbol outside `kernel_symbols()` (compared mangled),
-    with a ScreenError naming them; meant as `build_kernel(..., check_object=check_symbols)`."""
-    foreign = sorted(set(_nm("--undefined-only", str(obj), jailed=True)) - kernel_symbols())
+    with a ScreenError naming them; meant as `build_kernel(..., check_object=check_symbols)`. `jailed`: nm reads
+    the object in the sandbox (an LLM's kernel)."""
+    foreign = sorted(set(_nm("--undefined-only", str(obj), jailed=jailed)) - kernel_symbols())
     if foreign:
         raise ScreenError("the kernel references symbols the simulator does not provide to kernels: "
                           + ", ".join(_demangled(foreign)))
