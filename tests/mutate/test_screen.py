@@ -72,6 +72,8 @@ def _gone(exe: Path, within_s: float = 5.0) -> bool:
     ('extern "C" {\nint system(const char*);\n}\n', 2, "extern declarations"),
     ('void f() { asm("nop"); }\n', 2, "inline assembly (asm)"),
     ('void f() { __asm__ __volatile__("syscall"); }\n', 2, "inline assembly (__asm__)"),
+    ('__attribute__((section(".text"))) static const uint8_t code[] = {0x0f, 0x05, 0xc3};\n', 2, "attributes"),
+    ('static int early [[gnu::constructor]] ();\n', 2, "GNU attributes (gnu)"),
     ("#define HEADER <cstdlib>\n#include HEADER\n", 3, "only \"kernel_operator.h\""),  # a macro hiding an include
     ('#define CAT(a, b) a##b\nvoid f() { CAT(as, m)("nop"); }\n', 2, "token pasting"),  # a macro building `asm`
     ("%:include <cstdlib>\n", 2, "only"),  # the digraph of #

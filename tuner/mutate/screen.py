@@ -51,6 +51,10 @@ LOOP_PRAGMAS = (["unroll"], ["unroll", "<n>"], ["GCC", "unroll", "<n>"], ["GCC",
 BANNED_NAMES = {
     "asm": "inline assembly", "__asm": "inline assembly", "__asm__": "inline assembly",
     "_Pragma": "the _Pragma operator", "__has_include": "probing for files", "__has_include_next": "probing for files",
+    # attributes place code and data where the loader runs or executes them: section(".text") shellcode,
+    # constructors, ifunc resolvers, aliases
+    "__attribute__": "attributes", "__attribute": "attributes", "__declspec": "attributes",
+    "gnu": "GNU attributes", "__gnu__": "GNU attributes",
 }
 ENTRY_QUALIFIERS = frozenset({"__global__", "__aicore__"})
 # C++ runtime symbols a kernel object may reference besides the simulator's own, and why g++ emits them.

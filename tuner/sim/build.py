@@ -238,6 +238,8 @@ def _run(cmd: list[str], what: str, jail: Jail | None = None) -> Finished:
         raise ToolchainError(f"{what}: {Path(cmd[0]).name} was stopped by signal {-proc.returncode}")
     if proc.returncode != 0:
         for failure in ENVIRONMENT_FAILURES:
+            if failure in proc.stderr and jail is not None:  # an untrusted source may ask for this: not the run's end
+                raise CompileError(f"{what}: {failure} (within the sandbox's limits)", proc.stderr, cacheable=False)
             if failure in proc.stderr:
                 raise ToolchainError(f"{what} failed because of the machine, not the source: {failure} "
                                      f"(nothing was cached; free the resource and run again)")
