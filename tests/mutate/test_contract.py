@@ -86,3 +86,21 @@ def test_a_new_knob_may_not_take_a_reserved_name() -> None:
     with pytest.raises(ContractError, match="knob 'unroll' shadows"):
         check_knobs_yaml(KNOBS, reserved={"unroll"})
     assert {"kernel_name", "T", "dtype", "tiling_struct", "ub_bytes", "align_up"} <= RESERVED_NAMES
+
+
+@pytest.mark.parametrize(("yaml_text", "reason"), [
+    ("constraints:\n  - {expr: '9**9**9 > cols', why: w}\n", "exponent 387420489 exceeds the limit of 4096"),
+    ("constraints:\n  - {expr: '" + "1+" * 30000 + "1 > cols', why: w}\n", "longer than the limit of 2000 characters"),
+    ("constraints:\n  - {expr: \"'a' * 10**9 == x\", why: w}\n", "over the limit of 10000"),
+    ("constraints:\n  - {expr: '" + "-" * 1500 + "cols > 1', why: w}\n", "nested more than 100 levels"),
+    ("knobs:\n  x: {type: int, low: 1, high: '2 ** 10000'}\n", "exponent 10000 exceeds the limit of 4096"),
+    ("knobs:\n  x: " + "[" * 5000 + "]" * 5000 + "\n", "YAML nested more than 32 levels deep"),
+    ("knobs:\n  x: &a {type: categorical, choices: [1]}\n  y: *a\n", r"YAML aliases \(\*a\) are not allowed"),
+    ("constraints:\n  - {expr: 'cols > 1', why: 2001-13-45}\n", r"not valid YAML \(month must be in 1..12\)"),
+])
+def test_a_yaml_block_beyond_the_bounds_is_refused_in_one_line(yaml_text: str, reason: str) -> None:
+    for check in (lambda: check_knobs_yaml(yaml_text), lambda: parse_answer(f"```cpp\n{TEMPLATE}```\n```yaml\n"
+                                                                            f"{yaml_text}```\n")):
+        with pytest.raises(ContractError, match=reason) as caught:
+            check()
+        assert "\n" not in str(caught.value) and len(str(caught.value)) < 300

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import optuna.distributions as od
@@ -128,3 +129,94 @@ def test_an_empty_space_names_the_constraints_that_between_them_rule_out_every_p
     assert "unaligned rows need DataCopyPad" in why and "DataCopyPad does not exist on 310P" in why
     aligned = run_context(get_operator("softmax"), (3, 1024), "float16", get_soc("Ascend310P3"))
     assert rows.feasible_points(aligned)
+
+
+def test_every_packaged_space_parses_within_the_expression_bounds():
+    from tuner.search.space import PROJECT_ROOT, load_space
+
+    ops = sorted(p.stem for p in (PROJECT_ROOT / "search_spaces").glob("*.yaml"))
+    assert len(ops) >= 9
+    for op in ops:
+        assert load_space(op).variants, op  # every expression of every variant is parsed when it is read
+
+
+@pytest.mark.parametrize(("text", "bound"), [
+    ("a: " + "[" * 5000 + "]" * 5000, "YAML nested more than 32 levels deep"),
+    ("a: &x [1, 2]\nb: [*x, *x]\n", r"YAML aliases \(\*x\) are not allowed"),
+    ("a: '" + "x" * (1 << 20) + "'\n", r"\d+ characters of YAML exceed the limit of 1048576"),
+    ("a: [\n", r"not valid YAML \(line 2\)"),
+    ("a: " + "9" * 5000 + "\n", r"not valid YAML \(Exceeds the limit \(4300 digits\)"),
+    ("a: 2001-13-45\n", r"not valid YAML \(month must be in 1..12\)"),
+])
+def test_yaml_from_outside_the_package_is_read_within_bounds(text, bound):
+    from tuner.search.space import load_yaml
+
+    with pytest.raises(SpaceError, match=f"where: {bound}"):
+        load_yaml(text, "where")
+    assert load_yaml("a: {b: [1, 2]}\n", "where") == {"a": {"b": [1, 2]}}
+
+
+@pytest.mark.parametrize(("knob", "message"), [
+    ('{type: int, low: 1, high: "10 ** 12"}', "1000000000000 values, more than the 500000"),
+    ('{type: int, low: 1, high: "1e400"}', "bound inf is not an integer"),
+    ('{type: int, low: 1, high: "rows ** 2000"}', "exceeds the limit of 4096 bits"),
+])
+def test_knob_ranges_beyond_the_bounds_are_one_line_errors(knob, message):
+    broken = parse_space(SPACE.replace('{type: int, low: 1, high: "min(vector_cores, rows)"}', knob), Path("toy.yaml"))
+    with pytest.raises(SpaceError, match=f"variant 'plain': .*{message}"):
+        broken.variant("plain").feasible_points(CONTEXT)
+
+
+def test_a_knob_step_must_be_a_positive_integer():
+    with pytest.raises(SpaceError, match="step must be a positive integer"):
+        parse_space(SPACE.replace("low: 1, high:", "step: 0, low: 1, high:"), Path("toy.yaml"))
+
+
+def _rewrite(variants: Path, name: str, *, space_edit=None, yaml_text: str | None = None,
+             template: str | None = None) -> None:
+    import yaml
+
+    from tuner.search.space import load_space
+
+    parent = load_space("softmax").variant("rows")
+    space = {k: v for k, v in parent.raw.items() if k != "template"}
+    if space_edit:
+        space = space_edit(space)
+    directory = variants / name
+    directory.mkdir(parents=True)
+    lineage = {"name": name, "parent": "rows", "origin": "llm", "proposal": "llm-1", "rationale": "", "space": space}
+    (directory / "variant.yaml").write_text(yaml_text if yaml_text is not None else yaml.safe_dump(lineage))
+    (directory / "kernel.cpp.j2").write_text(template if template is not None else parent.template.read_text())
+
+
+def _constraint(expr: str):
+    return lambda space: {**space, "constraints": [*space["constraints"], {"expr": expr, "why": "w"}]}
+
+
+def test_a_resumed_run_skips_each_rewritten_variant_that_breaks_a_bound(tmp_path, caplog):
+    from tuner.search.space import load_space, with_rewrites
+
+    variants = tmp_path / "variants"
+    _rewrite(variants, "rows+good")
+    _rewrite(variants, "rows+power", space_edit=_constraint("9**9**9 > rows"))
+    _rewrite(variants, "rows+long", space_edit=_constraint("1+" * 30000 + "1 > rows"))
+    _rewrite(variants, "rows+deep", yaml_text="name: rows+deep\nspace: " + "[" * 5000 + "]" * 5000 + "\n")
+    _rewrite(variants, "rows+alias", yaml_text="name: rows+alias\nspace: &s {knobs: *s}\n")
+    _rewrite(variants, "rows+list", space_edit=lambda space: {**space, "knobs": [1, 2]})
+    _rewrite(variants, "rows+nested", template="{% if 1 %}" * 200 + "{% endif %}" * 200)
+    _rewrite(variants, "rows+binary", yaml_text="")
+    (variants / "rows+binary" / "variant.yaml").write_bytes(b"\xff\xfe")
+    space = with_rewrites(load_space("softmax"), variants)
+    assert set(space.variants) == {"rows", "split", "rows+good"}
+    skipped = {m[1]: m[0] for r in caplog.records
+               if (m := re.fullmatch(r"warning: skipping the rewritten variant (\S+): .*", r.getMessage()))}
+    assert set(skipped) == {"rows+power", "rows+long", "rows+deep", "rows+alias", "rows+list", "rows+nested",
+                            "rows+binary"}
+    assert all("\n" not in message and len(message) < 500 for message in skipped.values())
+    assert "exponent 387420489 exceeds the limit of 4096" in skipped["rows+power"]
+    assert "longer than the limit of 2000 characters" in skipped["rows+long"]
+    assert "nested more than 32 levels" in skipped["rows+deep"]
+    assert "aliases" in skipped["rows+alias"]
+    assert "malformed rewritten variant" in skipped["rows+list"]
+    assert "nested too deeply to parse" in skipped["rows+nested"]
+    assert "UnicodeDecodeError" in skipped["rows+binary"]

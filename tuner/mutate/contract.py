@@ -7,9 +7,12 @@ Decisions, so that an answer is either clearly usable or clearly refused:
 - fences are lines of three or more backticks (as in CommonMark, up to three spaces of indent); a closing
   fence has at least as many backticks as its opening one; `~~~` fences are not recognised;
 - the yaml block may declare `knobs` (int ranges or categorical choices, optionally `structural: true`) and
-  `constraints` (`expr` in the search-space expression language, never evaluated here, and `why`); a new
-  knob may not take a name the run already uses (`reserved`: the template's variables, the run's context
-  names, the expression functions, the parent's knobs), nor a keyword.
+  `constraints` (`expr` in the search-space expression language, and `why`); a new knob may not take a name the
+  run already uses (`reserved`: the template's variables, the run's context names, the expression functions, the
+  parent's knobs), nor a keyword;
+- the block is read within the bounds of YAML from outside the package (`load_yaml`: its size, nesting, no
+  aliases) and its expressions are parsed within the expression language's bounds (length, nodes, depth; their
+  constant parts are evaluated then, so `9**9**9 > k` is refused here), each breach a one-line refusal.
 """
 
 from __future__ import annotations
@@ -20,9 +23,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from tuner.search.expr import FUNCTIONS, ExpressionError, parse
+from tuner.search.space import SpaceError, load_yaml
 
 CODE_LANGUAGES = ("cpp", "c++")
 YAML_LANGUAGES = ("yaml", "yml")
@@ -120,11 +122,9 @@ def check_knobs_yaml(text: str, reserved: Collection[str] = ()) -> None:
     if not text.strip():
         raise ContractError("the ```yaml block is empty")
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ContractError(f"the ```yaml block is not valid YAML{where}") from None
+        raw = load_yaml(text, "the ```yaml block")
+    except SpaceError as exc:
+        raise ContractError(str(exc)) from None
     if not isinstance(raw, Mapping):
         raise ContractError("the ```yaml block must be a mapping with 'knobs' and/or 'constraints'")
     unknown = sorted(str(k) for k in raw if k not in ("knobs", "constraints"))

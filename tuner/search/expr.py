@@ -2,7 +2,14 @@
 
 Expressions are Python syntax restricted to literals, names, arithmetic, comparisons, boolean logic,
 conditional expressions and a few named functions, so a search space (possibly written by an LLM)
-cannot run arbitrary code.
+cannot run arbitrary code. Nor can it spend unbounded time or memory: an expression is at most MAX_CHARS
+characters (checked before `ast.parse`, which recurses), MAX_NODES syntax nodes and MAX_DEPTH levels deep (so
+evaluating it never nears Python's recursion limit); no integer it makes exceeds MAX_INT_BITS bits, no string or
+tuple MAX_LENGTH items, no exponent MAX_EXPONENT; `%` does not format strings. Every constant subexpression is
+evaluated under these bounds when the expression is parsed, so `9**9**9` is refused before any point is
+evaluated. Each bound is several times what the packaged search spaces use (at most 504 characters, 137 nodes,
+13 levels, no power). A broken bound, like any other failure, is an ExpressionError: one line naming the
+expression and the bound.
 """
 
 from __future__ import annotations
@@ -12,6 +19,13 @@ import operator
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
+
+MAX_CHARS = 2000
+MAX_NODES = 500
+MAX_DEPTH = 100
+MAX_INT_BITS = 4096
+MAX_EXPONENT = MAX_INT_BITS  # a larger exponent of any base but 0 and ±1 passes MAX_INT_BITS
+MAX_LENGTH = 10_000
 
 
 class ExpressionError(ValueError):
@@ -46,35 +60,124 @@ _COMPARE = {
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
+_ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+            ast.IfExp, ast.And, ast.Or, ast.Tuple, ast.List, *_BINARY, *_COMPARE, *_UNARY)
+
+
+def _shown(text: str) -> str:
+    """The expression as error messages quote it: on one line, a long one cut short."""
+    flat = " ".join(text.split())
+    return f"'{flat}'" if len(flat) <= 120 else f"'{flat[:100]}…' ({len(text)} characters)"
+
+
+def _fail(text: str, detail: str) -> ExpressionError:
+    return ExpressionError(f"{_shown(text)}: {detail}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _bounded(value: Any, text: str) -> Any:
+    """`value`, unless it is an integer, string or tuple beyond the language's bounds."""
+    kind = type(value)
+    if kind is float or kind is bool:
+        return value
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise _fail(text, f"an integer of {value.bit_length()} bits exceeds the limit of {MAX_INT_BITS} bits")
+    if isinstance(value, (str, bytes, tuple)) and len(value) > MAX_LENGTH:
+        raise _fail(text, f"a value of {len(value)} items exceeds the limit of {MAX_LENGTH}")
+    return value
+
+
+def _power(base: Any, exponent: Any, text: str) -> Any:
+    """`base ** exponent`, refused before it is computed when the result would pass MAX_INT_BITS (at least
+    (bits - 1) * exponent + 1 bits; what gets computed has at most twice MAX_INT_BITS)."""
+    if _is_int(base) and _is_int(exponent) and exponent > 0 and abs(base) > 1:
+        if exponent > MAX_EXPONENT:
+            raise _fail(text, f"exponent {exponent} exceeds the limit of {MAX_EXPONENT}")
+        if (base.bit_length() - 1) * exponent + 1 > MAX_INT_BITS:
+            raise _fail(text, f"{base} ** {exponent} exceeds the limit of {MAX_INT_BITS} bits")
+    return base ** exponent
+
+
+def _product(left: Any, right: Any, text: str) -> Any:
+    """`left * right`, refused before it is computed when the result would pass the bounds."""
+    if _is_int(left) and _is_int(right) and left.bit_length() + right.bit_length() > MAX_INT_BITS + 1:
+        raise _fail(text, f"a product of {left.bit_length() + right.bit_length()} bits exceeds the limit of "
+                          f"{MAX_INT_BITS} bits")
+    for sequence, count in ((left, right), (right, left)):
+        if isinstance(sequence, (str, bytes, tuple)) and _is_int(count) and len(sequence) * count > MAX_LENGTH:
+            raise _fail(text, f"'*' would make {len(sequence) * count} items, over the limit of {MAX_LENGTH}")
+    return left * right
+
+
+def _binary(node: ast.BinOp, left: Any, right: Any, text: str) -> Any:
+    kind = type(node.op)
+    if kind is ast.Pow:
+        return _bounded(_power(left, right, text), text)
+    if kind is ast.Mult:
+        return _bounded(_product(left, right, text), text)
+    if kind is ast.Mod and isinstance(left, (str, bytes)):
+        raise _fail(text, "'%' on a string (formatting) is not part of the language")
+    return _bounded(_BINARY[kind](left, right), text)
+
+
+def _check_shape(tree: ast.Expression, text: str) -> None:
+    """Refuse a tree beyond MAX_NODES nodes or MAX_DEPTH levels, walking it without recursion."""
+    count = 0
+    stack: list[tuple[ast.AST, int]] = [(tree.body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise _fail(text, f"more than {MAX_NODES} syntax nodes")
+        if depth > MAX_DEPTH:
+            raise _fail(text, f"nested more than {MAX_DEPTH} levels deep")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _fold_constants(node: ast.AST, text: str) -> None:
+    """Evaluate every constant subexpression (no names) under the bounds, so that one too big is refused now."""
+    if isinstance(node, ast.expr) and not any(isinstance(n, ast.Name) for n in ast.walk(node)):
+        _bounded(_checked_eval(node, {}, text), text)
+        return
+    for child in ast.iter_child_nodes(node):
+        _fold_constants(child, text)
 
 
 @lru_cache(maxsize=4096)
 def parse(text: str) -> ast.expr:
-    """Parse and validate an expression; raise ExpressionError naming what is not allowed."""
+    """Parse and validate an expression; raise ExpressionError naming what is not allowed or which bound it
+    exceeds."""
+    if len(text) > MAX_CHARS:
+        raise _fail(text, f"longer than the limit of {MAX_CHARS} characters")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExpressionError(f"'{text}': {exc.msg}") from None
+        raise _fail(text, str(exc.msg)) from None
+    except (RecursionError, MemoryError):
+        raise _fail(text, "too deeply nested to parse") from None
+    _check_shape(tree, text)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
-                raise ExpressionError(f"'{text}': only calls to {', '.join(FUNCTIONS)} are allowed")
-        elif not isinstance(node, (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp,
-                                   ast.BoolOp, ast.Compare, ast.IfExp, ast.And, ast.Or, ast.Tuple, ast.List,
-                                   *_BINARY, *_COMPARE, *_UNARY)):
-            raise ExpressionError(f"'{text}': {type(node).__name__} is not allowed in an expression")
+                raise _fail(text, f"only calls to {', '.join(FUNCTIONS)} are allowed")
+        elif not isinstance(node, _ALLOWED):
+            raise _fail(text, f"{type(node).__name__} is not allowed in an expression")
+    _fold_constants(tree.body, text)
     return tree.body
 
 
 def _eval(node: ast.expr, names: Mapping[str, Any], text: str) -> Any:
-    if isinstance(node, ast.Constant):
+    if isinstance(node, ast.Constant):  # within the bounds: `parse` evaluated it
         return node.value
     if isinstance(node, ast.Name):
         if node.id in names:
             return names[node.id]
-        raise ExpressionError(f"'{text}': unknown name '{node.id}'")
+        raise _fail(text, f"unknown name '{node.id}'")
     if isinstance(node, ast.BinOp):
-        return _BINARY[type(node.op)](_eval(node.left, names, text), _eval(node.right, names, text))
+        return _binary(node, _eval(node.left, names, text), _eval(node.right, names, text), text)
     if isinstance(node, ast.UnaryOp):
         return _UNARY[type(node.op)](_eval(node.operand, names, text))
     if isinstance(node, ast.BoolOp):
@@ -98,16 +201,21 @@ def _eval(node: ast.expr, names: Mapping[str, Any], text: str) -> Any:
     if isinstance(node, (ast.Tuple, ast.List)):
         return tuple(_eval(e, names, text) for e in node.elts)
     assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    return FUNCTIONS[node.func.id](*(_eval(a, names, text) for a in node.args))
+    return _bounded(FUNCTIONS[node.func.id](*(_eval(a, names, text) for a in node.args)), text)
+
+
+def _checked_eval(node: ast.expr, names: Mapping[str, Any], text: str) -> Any:
+    """`_eval`, with Python's own arithmetic, type and value errors as ExpressionErrors."""
+    try:
+        return _eval(node, names, text)
+    except ExpressionError:
+        raise
+    except (ArithmeticError, TypeError, ValueError) as exc:
+        raise _fail(text, str(exc)) from None
 
 
 def evaluate(expression: object, names: Mapping[str, Any]) -> Any:
     """Value of `expression` (a string to parse, or a plain literal) with `names` bound."""
     if not isinstance(expression, str):
         return expression
-    try:
-        return _eval(parse(expression), names, expression)
-    except ExpressionError:
-        raise
-    except (ArithmeticError, TypeError, ValueError) as exc:
-        raise ExpressionError(f"'{expression}': {exc}") from None
+    return _checked_eval(parse(expression), names, expression)

@@ -1,6 +1,7 @@
 """Structural rewrites inside a run: when a mutator is asked (a failed candidate, a plateau), how its proposal
-becomes a variant (screened, compiled, checked like any candidate on the parent's best knobs), and what is
-recorded (`runs/<run>/mutations.jsonl`, the proposal's files beside it)."""
+becomes a variant (its template checked against the render bounds and screened, rendered in the bounded child,
+compiled, checked like any candidate on the parent's best knobs), and what is recorded (`runs/<run>/mutations.jsonl`,
+one line per proposal, the proposal's files beside it)."""
 
 from __future__ import annotations
 
@@ -24,11 +25,12 @@ from tuner.mutate.screen import ScreenError, screen_source, screen_template
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import COMPILE_ERROR, RENDER_ERROR, Evaluator, Outcome, RunInputs
 from tuner.search.expr import ExpressionError, parse
-from tuner.search.space import REWRITE_FILE, SearchSpace, SpaceError, Variant, rewritten_variant
-from tuner.search.templates import TemplateError, render_text
+from tuner.search.space import REWRITE_FILE, SearchSpace, SpaceError, Variant, load_yaml, rewritten_variant
+from tuner.search.templates import TemplateError, check_template, render_text
 
 REPAIRABLE = ("compile_error", "render_error", "wrong_result", "fault")
 RECORD_FILE = "mutations.jsonl"
+VERDICT_CHARS = 500
 
 
 @dataclass
@@ -111,7 +113,7 @@ def _merge_knobs(parent: Variant, knobs_yaml: str | None) -> dict[str, Any]:
     space.pop("template", None)
     if not knobs_yaml:
         return space
-    declared = yaml.safe_load(knobs_yaml) or {}
+    declared = load_yaml(knobs_yaml, "the yaml block") or {}
     if not isinstance(declared, Mapping):
         raise SpaceError("the yaml block must be a mapping with 'knobs' and/or 'constraints'")
     knobs = declared.get("knobs") or {}
@@ -261,6 +263,10 @@ class Rewriter:
         if proposal.rejected or not proposal.template:
             return None, None, f"rejected: {proposal.rejected or 'no template'}"
         try:
+            check_template(proposal.template, "kernel.cpp.j2")  # before anything here parses it
+        except TemplateError as exc:
+            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: {exc}"
+        try:
             screen_template(proposal.template)
         except ScreenError as exc:
             return None, _Feedback(COMPILE_ERROR, f"rejected by the screen: {exc}"), f"rejected: screen: {exc}"
@@ -281,17 +287,17 @@ class Rewriter:
             shutil.copyfile(parent.template, directory / "parent.cpp.j2")
         try:
             space_raw = _merge_knobs(parent, proposal.knobs_yaml)
-        except (SpaceError, yaml.YAMLError) as exc:
+        except SpaceError as exc:
             return None, _Feedback(RENDER_ERROR, f"the yaml block: {exc}"), f"rejected: yaml block: {exc}"
         lineage = {"name": name, "parent": parent.name, "origin": proposal.origin, "proposal": proposal.name,
                    "rationale": proposal.rationale, "space": space_raw}
         (directory / REWRITE_FILE).write_text(yaml.safe_dump(lineage, sort_keys=False))
         try:
             variant = rewritten_variant(directory, self.space.op)
-        except SpaceError as exc:
+            warm = warm_start(variant, params, self.context)
+            point = variant.evaluate(warm, self.context)
+        except (SpaceError, ExpressionError) as exc:
             return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: {exc}"
-        warm = warm_start(variant, params, self.context)
-        point = variant.evaluate(warm, self.context)
         if not point.feasible:
             why = point.why_infeasible()
             return None, _Feedback(RENDER_ERROR, f"the parent's best knobs are infeasible: {why}"), \
@@ -305,6 +311,10 @@ class Rewriter:
             return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: render_error: {exc}"
         except ScreenError as exc:
             return None, _Feedback(COMPILE_ERROR, f"rejected by the screen: {exc}", None), f"rejected: screen: {exc}"
+        try:
+            variant.feasible_points(self.context)  # every point evaluates within the bounds, as the run will ask
+        except SpaceError as exc:
+            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: {exc}"
         outcome = evaluator.evaluate(warm)
         if not outcome.ok:
             text = outcome.detail
@@ -332,6 +342,9 @@ class Rewriter:
                 path = folder / f"{number:03d}-{kind}.txt"
                 path.write_text(text)
                 files[kind] = str(path.relative_to(self.run_dir))
+        verdict = " ".join(verdict.split())
+        if len(verdict) > VERDICT_CHARS:
+            verdict = f"{verdict[:VERDICT_CHARS]}…"
         record = MutationRecord(number=number, trigger=context.trigger, origin=proposal.origin, parent=context.variant,
                                 proposal=proposal.name, verdict=verdict, variant=variant.name if variant else None,
                                 round=round_, rationale=proposal.rationale, usage=dict(proposal.usage), files=files,

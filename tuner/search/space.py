@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -20,12 +21,21 @@ import optuna.distributions as od
 import yaml
 
 from tuner.errors import UsageError
-from tuner.search.expr import ExpressionError, evaluate
+from tuner.search.expr import ExpressionError, evaluate, parse
+from tuner.search.templates import TemplateError, check_template, read_template
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = PROJECT_ROOT / "templates" / "ascendc"
 ARG_KINDS = ("in", "out", "tiling")
 ENUMERATION_LIMIT = 500_000
+# Bounds of YAML from outside the package (an LLM's yaml block, a rewritten variant's variant.yaml), whose packaged
+# counterparts nest 6 levels deep in a few KB: PyYAML builds nested nodes by recursion, and an alias stands for a
+# copy of its subtree (a few lines can stand for billions of nodes).
+YAML_CHARS = 1 << 20
+YAML_DEPTH = 32
+
+_log = logging.getLogger(__name__)
+_skipped: set[str] = set()  # warnings given, so that a command that reads the run's space twice warns once
 
 
 class SpaceError(UsageError):
@@ -53,19 +63,38 @@ class Knob:
     step: int = 1
     structural: bool = False
 
+    def _bounds(self, names: Mapping[str, Any]) -> tuple[int, int]:
+        bounds = []
+        for expression in (self.low, self.high):
+            value = evaluate(expression, names)
+            try:
+                bounds.append(int(value))
+            except (OverflowError, TypeError, ValueError):
+                raise ExpressionError(f"knob '{self.name}': bound {value!r:.60} is not an integer") from None
+        return bounds[0], bounds[1]
+
     def values(self, names: Mapping[str, Any]) -> tuple[int | str, ...]:
-        """Every value this knob can take in the given context."""
+        """Every value this knob can take in the given context; ExpressionError when its bounds do not evaluate
+        to integers or span more values than can be enumerated."""
         if self.type == "categorical":
             return self.choices
-        low, high = int(evaluate(self.low, names)), int(evaluate(self.high, names))
-        return tuple(range(low, high + 1, self.step)) if high >= low else ()
+        low, high = self._bounds(names)
+        values = range(low, high + 1, self.step)
+        if len(values) > ENUMERATION_LIMIT:
+            raise ExpressionError(f"knob '{self.name}' has {len(values)} values, more than the {ENUMERATION_LIMIT} "
+                                  "that can be enumerated")
+        return tuple(values)
 
     def distribution(self, names: Mapping[str, Any]) -> od.BaseDistribution:
         """The Optuna distribution of this knob in the given context."""
         if self.type == "categorical":
             return od.CategoricalDistribution(self.choices)
-        low, high = int(evaluate(self.low, names)), int(evaluate(self.high, names))
+        low, high = self._bounds(names)
         return od.IntDistribution(low, max(low, high), step=self.step)
+
+    def expressions(self) -> tuple[object, ...]:
+        """The bounds of an int knob (expressions or literals); none for a categorical one."""
+        return (self.low, self.high) if self.type == "int" else ()
 
 
 @dataclass(frozen=True)
@@ -141,17 +170,23 @@ class Variant:
         """The knobs that change the source (the rest reach the kernel through the tiling struct)."""
         return {name: params[name] for name in self.structural_knobs}
 
+    def _values(self, knob: Knob, context: Mapping[str, Any]) -> tuple[int | str, ...]:
+        try:
+            return knob.values(context)
+        except ExpressionError as exc:
+            raise SpaceError(f"variant '{self.name}': {exc}") from None
+
     def size(self, context: Mapping[str, Any]) -> int:
         """Number of points in the space (feasible or not)."""
         total = 1
         for knob in self.knobs:
-            total *= max(1, len(knob.values(context)))
+            total *= max(1, len(self._values(knob, context)))
         return total
 
     def points(self, context: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
         """Every knob assignment, in order (the space must be small enough to enumerate)."""
         names = [k.name for k in self.knobs]
-        for values in itertools.product(*(k.values(context) for k in self.knobs)):
+        for values in itertools.product(*(self._values(k, context) for k in self.knobs)):
             yield dict(zip(names, values, strict=True))
 
     def feasible_points(self, context: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -178,7 +213,7 @@ class Variant:
         fraction of its range. Used to replace an infeasible proposal with the feasible point nearest to it."""
         if not candidates:
             return None
-        spans = {k.name: max(1, len(k.values(context))) for k in self.knobs}
+        spans = {k.name: max(1, len(self._values(k, context))) for k in self.knobs}
         numeric = {k.name for k in self.knobs if k.type == "int"}
 
         def distance(point: dict[str, Any]) -> float:
@@ -279,8 +314,11 @@ def _knob(name: str, raw: object, where: str) -> Knob:
     if kind == "int":
         if structural:
             raise SpaceError(f"{where}: knob '{name}': an int range cannot be structural; list its choices")
+        step = raw.get("step", 1)
+        if not isinstance(step, int) or isinstance(step, bool) or step < 1:
+            raise SpaceError(f"{where}: knob '{name}': step must be a positive integer")
         return Knob(name, kind, low=_require(raw, "low", f"{where} knob '{name}'"),
-                    high=_require(raw, "high", f"{where} knob '{name}'"), step=int(raw.get("step", 1)))
+                    high=_require(raw, "high", f"{where} knob '{name}'"), step=step)
     raise SpaceError(f"{where}: knob '{name}' has unknown type '{kind}' (int or categorical)")
 
 
@@ -291,12 +329,29 @@ def _variant(op: str, name: str, raw: object, where: str, templates: Path) -> Va
     knobs = tuple(_knob(k, v, where) for k, v in (_require(raw, "knobs", where) or {}).items())
     constraints = tuple(Constraint(str(c["expr"]), str(c.get("why", ""))) for c in raw.get("constraints") or [])
     template = templates / op / str(raw.get("template", name)) / "kernel.cpp.j2"
-    return Variant(
+    variant = Variant(
         name=name, description=str(raw.get("description", "")), template=template, knobs=knobs,
         derived=tuple((str(k), str(v)) for k, v in (raw.get("derived") or {}).items()),
         constraints=constraints, tiling=tuple((str(k), v) for k, v in _require(raw, "tiling", where).items()),
         block_dim=raw.get("block_dim", "block_dim"), raw=raw,
     )
+    _check_expressions(variant, where)
+    return variant
+
+
+def _check_expressions(variant: Variant, where: str) -> None:
+    """Parse every expression of a variant, so that one outside the language or its bounds is refused when the
+    space is read rather than when a point is evaluated."""
+    expressions = [*(e for k in variant.knobs for e in k.expressions()), *(e for _, e in variant.derived),
+                   *(c.expr for c in variant.constraints), *(e for _, e in variant.tiling), variant.block_dim]
+    for expression in expressions:
+        if isinstance(expression, str):
+            try:
+                parse(expression)
+            except ExpressionError as exc:
+                raise SpaceError(f"{where}: {exc}") from None
+        elif not isinstance(expression, (int, float)):
+            raise SpaceError(f"{where}: {expression!r:.60} is not an expression")
 
 
 def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR) -> SearchSpace:
@@ -329,28 +384,71 @@ def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR) -> Searc
 REWRITE_FILE = "variant.yaml"
 
 
+def load_yaml(text: str, where: str) -> Any:
+    """`yaml.safe_load` of YAML from outside the package, within YAML_CHARS characters, YAML_DEPTH levels of
+    nesting and without aliases; SpaceError (naming `where`) when it breaks one or is not YAML."""
+    if len(text) > YAML_CHARS:
+        raise SpaceError(f"{where}: {len(text)} characters of YAML exceed the limit of {YAML_CHARS}")
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):  # the event stream is read without recursion
+            if isinstance(event, yaml.AliasEvent):
+                raise SpaceError(f"{where}: YAML aliases (*{event.anchor}) are not allowed")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > YAML_DEPTH:
+                    raise SpaceError(f"{where}: YAML nested more than {YAML_DEPTH} levels deep")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        raise SpaceError(f"{where}: not valid YAML{line}") from None
+    except ValueError as exc:  # a scalar PyYAML cannot convert: an integer of 5000 digits, the 45th of a month
+        raise SpaceError(f"{where}: not valid YAML ({str(exc)[:100]})") from None
+
+
 def rewritten_variant(directory: Path, op: str) -> Variant:
     """A variant made by a rewrite, read back from `runs/<run>/variants/<name>/`: its `variant.yaml` holds the
     variant's space (the parent's, plus any knobs and constraints the rewrite declared) and its lineage; its
-    template is the `kernel.cpp.j2` beside it."""
+    template is the `kernel.cpp.j2` beside it. The file is untrusted (it may have been edited): SpaceError for
+    one that is malformed or breaks a bound of the YAML or of the expression language."""
     path = directory / REWRITE_FILE
     try:
-        raw = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
+        if path.stat().st_size > 4 * YAML_CHARS:
+            raise SpaceError(f"{path}: {path.stat().st_size} bytes exceed the limit of {YAML_CHARS} characters")
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
         raise SpaceError(f"{path}: cannot read the rewritten variant ({exc.__class__.__name__})") from None
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("space"), Mapping):
-        raise SpaceError(f"{path}: expected a mapping with 'space'")
-    variant = _variant(op, str(raw["name"]), raw["space"], str(path), directory)
+    raw = load_yaml(text, str(path))
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("space"), Mapping) or "name" not in raw:
+        raise SpaceError(f"{path}: expected a mapping with 'name' and 'space'")
+    try:
+        variant = _variant(op, str(raw["name"]), raw["space"], str(path), directory)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise SpaceError(f"{path}: malformed rewritten variant ({exc.__class__.__name__}: {str(exc)[:100]})") \
+            from None
     return replace(variant, template=directory / "kernel.cpp.j2", raw={**raw["space"], "lineage": raw})
 
 
 def with_rewrites(space: SearchSpace, variants_dir: Path) -> SearchSpace:
-    """`space` plus the rewritten variants a run keeps under `variants_dir` (each in its own directory)."""
+    """`space` plus the rewritten variants a run keeps under `variants_dir` (each in its own directory). One that
+    cannot be read back, breaks a bound, or whose template `check_template` refuses is skipped with a one-line
+    warning (once a process); the others load."""
     extra = {}
     if variants_dir.is_dir():
         for directory in sorted(variants_dir.iterdir()):
             if (directory / REWRITE_FILE).is_file():
-                variant = rewritten_variant(directory, space.op)
+                try:
+                    variant = rewritten_variant(directory, space.op)
+                    check_template(read_template(variant.template), str(variant.template))
+                except (SpaceError, TemplateError) as exc:
+                    warning = f"warning: skipping the rewritten variant {directory.name}: {exc}"
+                    if warning not in _skipped:
+                        _skipped.add(warning)
+                        _log.warning(warning)
+                    continue
                 extra[variant.name] = variant
     return replace(space, variants={**space.variants, **extra})
 
