@@ -338,3 +338,8 @@ def test_an_exception_while_waiting_kills_the_whole_group(tmp_path: Path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert _gone(sleeper)
+
+
+def test_a_template_nested_past_the_parser_is_refused_not_a_crash():
+    with pytest.raises(ScreenError, match="nests too deeply"):
+        screen_template("{% if x %}" * 3000 + "y" + "{% endif %}" * 3000)

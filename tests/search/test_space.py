@@ -4,7 +4,7 @@ from pathlib import Path
 import optuna.distributions as od
 import pytest
 
-from tuner.search.space import SpaceError, parse_space
+from tuner.search.space import SpaceError, load_space, parse_space, with_rewrites
 
 SPACE = """
 op: toy
@@ -220,3 +220,11 @@ def test_a_resumed_run_skips_each_rewritten_variant_that_breaks_a_bound(tmp_path
     assert "malformed rewritten variant" in skipped["rows+list"]
     assert "nested too deeply to parse" in skipped["rows+nested"]
     assert "UnicodeDecodeError" in skipped["rows+binary"]
+
+
+def test_an_unfinished_rewrite_is_not_loaded_as_a_variant(tmp_path: Path):
+    space = load_space("softmax")
+    pending = tmp_path / ".pending-rows+llm-1"
+    pending.mkdir()
+    (pending / "variant.yaml").write_text("name: rows+llm-1\nspace: {}\n")
+    assert with_rewrites(space, tmp_path).variants.keys() == space.variants.keys()

@@ -143,6 +143,8 @@ class SpaceSources:
                  options: Mapping[str, Any] | None = None) -> None:
         self.parent, self.variant, self.context = parent, variant, dict(context)
         self.kernel, self.struct, self.options = kernel, struct, dict(options or {})
+        # A packaged template and the packaged rules render in this process; a rewritten parent in the bounded one.
+        self.trusted = "lineage" not in variant.raw
         self.structures = feasible_structures(variant, context)
         with _parent_dir(parent) as directory:
             self.known = {tokens(self._render(directory / PARENT_NAME, s)) for s in self.structures}
@@ -150,7 +152,7 @@ class SpaceSources:
     def _render(self, template: Path, structural: Mapping[str, Any]) -> str:
         return render_kernel(template, kernel=self.kernel, dtype=self.context["dtype"], struct=self.struct,
                              tiling_fields=[name for name, _ in self.variant.tiling], structural=structural,
-                             options=self.options)
+                             options=self.options, trusted=self.trusted)
 
     def new_sources(self, child: str, knobs: Mapping[str, Any] | None = None) -> int:
         """How many of the child's sources over the feasible combinations the parent's space lacks; with

@@ -206,8 +206,11 @@ def screen_template(text: str) -> None:
     `screen_source` over its text with the Jinja taken out (every branch is screened)."""
     try:
         tree = jinja2.Environment().parse(text)
+        list(tree.find_all(nodes.Node))  # the walks below recurse as deep as the template nests
     except jinja2.TemplateSyntaxError as exc:
         raise ScreenError(f"line {exc.lineno}: the template does not parse: {exc.message}") from None
+    except RecursionError:
+        raise ScreenError("the template nests too deeply to be screened") from None
     for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport)):
         kind = {nodes.Include: "include", nodes.Import: "import", nodes.FromImport: "from"}[type(node)]
         raise ScreenError(f"line {node.lineno}: Jinja {{% {kind} %}} is not allowed in a kernel template")

@@ -439,7 +439,7 @@ def with_rewrites(space: SearchSpace, variants_dir: Path) -> SearchSpace:
     extra = {}
     if variants_dir.is_dir():
         for directory in sorted(variants_dir.iterdir()):
-            if (directory / REWRITE_FILE).is_file():
+            if not directory.name.startswith(".") and (directory / REWRITE_FILE).is_file():  # .pending-*: unfinished
                 try:
                     variant = rewritten_variant(directory, space.op)
                     check_template(read_template(variant.template), str(variant.template))
