@@ -66,6 +66,13 @@ BOMBS: dict[str, tuple[Compute, str]] = {
     "9**9**9 > k": (bomb_answer(knobs_yaml=constraint("9**9**9 > cols")), "exponent 387420489"),
     "30000 1+": (bomb_answer(knobs_yaml=constraint("1+" * 30000 + "1 > cols")), "longer than the limit of 2000"),
     "deep yaml": (bomb_answer(knobs_yaml="knobs:\n  x: " + "[" * 5000 + "]" * 5000 + "\n"), "YAML nested"),
+    # found by hand: a space of 500,000 points, each checked against hundreds of constraints, hangs as surely
+    "400 constraints": (bomb_answer(knobs_yaml="constraints:\n" + "  - {expr: 'cols > 0', why: 'x'}\n" * 400),
+                        "at most 4 and 16"),
+    "12 knobs of 8": (bomb_answer(knobs_yaml="knobs:\n" + "".join(
+        f"  k{i}: {{type: categorical, choices: [0, 1, 2, 3, 4, 5, 6, 7]}}\n" for i in range(12))), "at most 4 and 16"),
+    "a knob of 1000 choices": (bomb_answer(knobs_yaml="knobs:\n  k: {type: categorical, choices: ["
+                                          + ", ".join(map(str, range(1000))) + "]}\n"), "at most 8 choices"),
 }
 
 

@@ -31,6 +31,12 @@ from tuner.search.templates import TemplateError, check_template, render_text
 REPAIRABLE = ("compile_error", "render_error", "wrong_result", "fault")
 RECORD_FILE = "mutations.jsonl"
 VERDICT_CHARS = 500
+# What a rewrite's yaml block may add: a structural knob costs a build per choice, and every point of the space
+# is checked against every constraint when the variant joins (the packaged spaces have at most 6 structural knobs,
+# 8 choices a knob and 10 constraints a variant).
+MAX_NEW_KNOBS = 4
+MAX_NEW_CHOICES = 8
+MAX_NEW_CONSTRAINTS = 16
 
 
 @dataclass
@@ -118,12 +124,20 @@ def _merge_knobs(parent: Variant, knobs_yaml: str | None) -> dict[str, Any]:
         raise SpaceError("the yaml block must be a mapping with 'knobs' and/or 'constraints'")
     knobs = declared.get("knobs") or {}
     constraints = declared.get("constraints") or []
+    if not isinstance(knobs, Mapping) or not isinstance(constraints, list):
+        raise SpaceError("the yaml block's 'knobs' must be a mapping and its 'constraints' a list")
+    if len(knobs) > MAX_NEW_KNOBS or len(constraints) > MAX_NEW_CONSTRAINTS:
+        raise SpaceError(f"the yaml block declares {len(knobs)} knobs and {len(constraints)} constraints; a rewrite "
+                         f"may add at most {MAX_NEW_KNOBS} and {MAX_NEW_CONSTRAINTS} (every point of the space is "
+                         "checked against every constraint)")
     for name, knob in knobs.items():
         if name in space["knobs"]:
             raise SpaceError(f"the yaml block redeclares knob '{name}'")
         if not isinstance(knob, Mapping) or knob.get("type") != "categorical":
             raise SpaceError(f"knob '{name}': a rewrite may add categorical knobs only (template variables); "
                              "numeric tiling values are the launcher's, which a rewrite cannot change")
+        if len(knob.get("choices") or ()) > MAX_NEW_CHOICES:
+            raise SpaceError(f"knob '{name}': at most {MAX_NEW_CHOICES} choices for a knob a rewrite adds")
         knob["structural"] = True
     for item in constraints:
         try:
