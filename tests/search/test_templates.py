@@ -192,3 +192,26 @@ def test_check_template_refuses_what_this_process_could_not_parse(tmp_path):
     binary.write_bytes(b"\xff\xfe{{ x }}")
     with pytest.raises(TemplateError, match=r"cannot read the template \(UnicodeDecodeError\)"):
         render_kernel(binary, kernel="k", dtype="float16", struct="S", tiling_fields=[], structural={})
+
+
+def test_the_render_server_runs_in_the_sandbox_without_the_environment(monkeypatch: pytest.MonkeyPatch):
+    from tuner.sandbox import sandbox_problem
+    from tuner.search import templates
+
+    if sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {sandbox_problem()}")
+    templates._SERVER.stop()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-render-secret")
+    assert templates.render_text("{{ 6 * 7 }}", "probe.j2", {}, trusted=False) == "42"
+    root = templates._SERVER._process.pid
+    children = {root}
+    for _ in range(4):  # bwrap, its PID-1 reaper, the server
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) in children:
+                    children.add(int(proc.name))
+            except (OSError, ValueError):
+                continue
+    environs = [(Path("/proc") / str(pid) / "environ").read_bytes() for pid in children]
+    assert environs and all(b"sk-render-secret" not in env for env in environs)
+    templates._SERVER.stop()

@@ -49,6 +49,7 @@ from jinja2.runtime import LoopContext
 from jinja2.sandbox import SandboxedEnvironment
 
 from tuner.errors import UsageError
+from tuner.sandbox import Jail, sandbox_problem
 from tuner.search.expr import MAX_INT_BITS
 
 C_TYPES = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
@@ -367,6 +368,20 @@ def _serve() -> None:
         _write_frame(1, _forked_answer(blob))
 
 
+def _server_command() -> tuple[list[str], dict[str, str] | None]:
+    """The render server's command line and environment: in the OS sandbox where there is one (no network, an
+    empty environment, only Python, its packages and the tuner's code readable), so that an escape from Jinja's
+    sandbox reaches nothing; the limits above hold either way."""
+    command = [sys.executable, "-m", "tuner.search.templates"]
+    if sandbox_problem() is not None:
+        return command, None
+    package = Path(__file__).resolve().parents[1]
+    readable = (Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent, package)
+    jail = Jail(readable=readable, system=True)
+    inner = ["/usr/bin/env", f"PYTHONPATH={package.parent}", "PYTHONNOUSERSITE=1", *command]
+    return jail.command(inner), {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
 class _RenderServer:
     """The parent's handle on the render server, started on first use and again after it fails; one request at a
     time. A fork of a small process that has already imported Jinja costs a few milliseconds, where starting a
@@ -409,8 +424,9 @@ class _RenderServer:
         if self._owner != os.getpid():
             self._process, self._owner = None, os.getpid()
         if self._process is None or self._process.poll() is not None:
-            self._process = subprocess.Popen([sys.executable, "-m", "tuner.search.templates"], stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, start_new_session=True)
+            command, env = _server_command()
+            self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             start_new_session=True, env=env)
         return self._process
 
     def stop(self) -> None:
