@@ -32,6 +32,8 @@ OVERHEAD_KEYS = frozenset({
     "head_us_base", "head_us_per_block", "scalar_cycles_per_api_call", "mask_setup_cycles",
     "get_value_cycles", "set_value_cycles", "flag_cycles", "barrier_cycles", "sync_all_us",
     "gm_align_512_factor", "l2_hit_speedup", "ub_bank_group_bytes", "ub_bank_groups",
+    "scalar_block_cycles", "dcache_hit_cycles", "dcache_miss_cycles", "dcache_bytes", "dcache_line_bytes",
+    "dcache_ways",
 })
 
 

@@ -17,9 +17,11 @@ from typing import Any
 import torch
 
 from tuner.backends.base import Artifact, Backend, RunResult, TorchTiming
+from tuner.data.socs import get_soc
 from tuner.errors import TunerError
 from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache
+from tuner.search.roofline import roofline
 from tuner.search.space import SearchSpace, Variant
 from tuner.search.templates import TemplateError, kernel_variables, render_kernel
 from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
@@ -28,6 +30,8 @@ from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
 INFEASIBLE, RENDER_ERROR, COMPILE_ERROR = "infeasible", "render_error", "compile_error"
 FAULT, WRONG_RESULT, TIMEOUT, INTERRUPTED = "fault", "wrong_result", "timeout", "interrupted"
 INPUT_SETS = 3
+# A candidate this many times faster than the run's baseline is suspect, as is one faster than the roofline.
+SUSPECT_SPEEDUP = 10.0
 
 
 @dataclass
@@ -89,6 +93,7 @@ class Evaluator:
         self.space, self.variant, self.backend, self.cache = space, variant, backend, cache
         self.inputs, self.context = inputs, dict(context)
         self._fields = [name for name, _ in variant.tiling]
+        self.roofline_us = roofline(inputs.op, inputs.shape, inputs.dtype, get_soc(backend.soc)).bound_us
 
     def render(self, params: Mapping[str, Any]) -> str:
         return render_kernel(self.variant.template, kernel=self.space.kernel, dtype=self.inputs.dtype,
@@ -116,9 +121,22 @@ class Evaluator:
         errors[:] = [max(errors[0], check.max_abs_err), max(errors[1], check.max_err_ratio)]
         return None if check.ok else (WRONG_RESULT, f"input set {index}: {check.detail}")
 
-    def evaluate(self, params: Mapping[str, Any], best_us: float | None = None) -> Outcome:
+    def suspect(self, time_us: float, source: str, baseline_us: float | None) -> str | None:
+        """Why a time is too good to take on trust (faster than the roofline, or more than SUSPECT_SPEEDUP times
+        faster than the run's baseline `baseline_us`), else None."""
+        if time_us < self.roofline_us:
+            return f"faster than the roofline: {time_us:.3f} µs ({source}) < {self.roofline_us:.3f} µs"
+        if baseline_us is not None and time_us * SUSPECT_SPEEDUP < baseline_us:
+            return (f"more than {SUSPECT_SPEEDUP:g}x faster than the baseline: {time_us:.3f} µs < "
+                    f"{baseline_us:.3f} µs / {SUSPECT_SPEEDUP:g} ({source})")
+        return None
+
+    def evaluate(self, params: Mapping[str, Any], best_us: float | None = None,
+                 baseline_us: float | None = None) -> Outcome:
         """Evaluate one point. A candidate faster than `best_us` (the run's best so far) is checked on every
-        input set before it is told; slower ones cannot become best, so the timed launch's set suffices."""
+        input set before it is told; slower ones cannot become best, so the timed launch's set suffices. A
+        suspect candidate (`suspect`, against the run's baseline time `baseline_us`) is run again on every input
+        set, the timed one too, and keeps the reason as its `suspect` attribute."""
         point = self.variant.evaluate(params, self.context)
         if not point.feasible:
             return Outcome(error_class=INFEASIBLE, detail=point.why_infeasible())
@@ -152,11 +170,14 @@ class Evaluator:
         if failure is None and not math.isfinite(value):
             failure = (FAULT, f"the backend gave no time ({value})")
         sets = 1
-        if failure is None and (best_us is None or value < best_us):
-            for index in range(1, len(self.inputs.inputs)):
+        suspect = self.suspect(value, profile.source, baseline_us) if failure is None else None
+        if suspect is not None:
+            attrs["suspect"] = suspect
+        if failure is None and (suspect is not None or best_us is None or value < best_us):
+            for index in range(0 if suspect else 1, len(self.inputs.inputs)):  # a suspect one: the timed set too
                 run = self.backend.run(build.artifact, self._args(index, tiling), point.block_dim)
                 failure = self._verdict(run, index, errors)
-                sets += 1
+                sets = index + 1
                 if failure is not None:
                     break
         attrs.update(verified_sets=sets, max_error={"abs": errors[0], "ratio": round(errors[1], 4)},

@@ -34,7 +34,10 @@ RUNTIME_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-pthread", "-Wall", "-Wno-unused
 # call per basic block executed, and per load and store with its address; the simulator's headers are exempt
 # (tuner_sim/uncharged.h). GCC >= 12.
 KERNEL_FLAGS = ("-std=c++17", "-O1", "-pthread", "-fno-strict-aliasing", "-D__CCE_KT_TEST__=1",
-                "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0")
+                "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0",
+                "-fsanitize-coverage=trace-pc", "-fsanitize=kernel-address",
+                "--param=asan-instrumentation-with-call-threshold=0", "--param=asan-stack=0",
+                "--param=asan-globals=0")
 COMPILE_TIMEOUT_S = 300
 
 

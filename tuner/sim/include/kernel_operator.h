@@ -9,3 +9,5 @@
 #include "tuner_sim/sync.h"
 #include "tuner_sim/debug.h"
 #include "tuner_sim/unsupported.h"
+// The kernel's own code is charged; a kernel cannot mark its functions as the simulator's.
+#undef TUNER_SIM_UNCHARGED

@@ -162,6 +162,108 @@ bool g_l2_warm = false;
 // GM bytes each block may write into L2 (write-back) before its writes go to HBM: an even share of L2.
 uint64_t g_l2_write_budget = 0;
 
+// ---- kernel scalar code ----------------------------------------------------------------------------------
+// KERNEL_FLAGS (tuner/sim/build.py) compile a kernel with GCC's instrumentation: a call in every basic block
+// (-fsanitize-coverage=trace-pc), and a call with the address and size of every load and store
+// (-fsanitize=kernel-address through calls, stack and globals not instrumented). The callbacks at the end of
+// this file count, per block thread, the basic blocks executed and the accesses to the block's UB and to the
+// launch's GM buffers (GM through a model of the scalar data cache); accesses to anything else (the stack, the
+// kernel's own objects) are register work, inside a basic block's cost. The simulator's headers are not
+// instrumented (tuner_sim/uncharged.h): each API call charges its own cost. What the code did is charged to
+// the block's scalar pipe before its next API call, so the count decides the time, never the host's speed.
+
+// The launch's GM buffers, fixed while its blocks run (read without a lock by the access callbacks), each with
+// the address the data-cache model sees for its first byte: its place in allocation order and its offset in
+// its page (which gm_alloc fixes for a buffer of a given size), so that which lines share a cache set never
+// depends on where the buffers happened to be mapped.
+struct LaunchGm {
+    uintptr_t lo, hi;
+    uint64_t cache_base;
+};
+std::vector<LaunchGm> g_launch_gm;
+uintptr_t g_launch_gm_lo = 0, g_launch_gm_hi = 0;
+
+// The data-cache model's address of GM byte `a`, or 0 when `a` is in no GM buffer of the launch.
+uint64_t gm_cache_address(uintptr_t a) {
+    if (a < g_launch_gm_lo || a >= g_launch_gm_hi) return 0;
+    for (const auto& b : g_launch_gm) {
+        if (a >= b.lo && a < b.hi) return b.cache_base + (a - b.lo);
+    }
+    return 0;
+}
+
+void dcache_init(DataCache& d) {
+    d.line_bytes = std::max<uint64_t>(uint64_t(soc_config.dcache_line_bytes), 1);
+    d.ways = std::max<uint64_t>(uint64_t(soc_config.dcache_ways), 1);
+    d.sets = std::max<uint64_t>(uint64_t(soc_config.dcache_bytes) / (d.line_bytes * d.ways), 1);
+    d.tags.assign(d.sets * d.ways, 0);
+    d.used.assign(d.sets * d.ways, 0);
+    d.clock = 0;
+}
+
+// Touches the lines of bytes [a, a + n) (data-cache addresses): the number of them the cache had to bring in
+// from GM (LRU replacement).
+uint64_t dcache_touch(DataCache& d, uint64_t a, uint64_t n) {
+    uint64_t fills = 0;
+    const uint64_t last = (a + std::max<uint64_t>(n, 1) - 1) / d.line_bytes;
+    for (uint64_t line = a / d.line_bytes; line <= last; ++line) {
+        uint64_t* tags = &d.tags[(line % d.sets) * d.ways];
+        uint64_t* used = &d.used[(line % d.sets) * d.ways];
+        uint64_t way = 0;
+        bool hit = false;
+        for (uint64_t w = 0; w < d.ways && !hit; ++w) {
+            if (tags[w] == line + 1) way = w, hit = true;
+            else if (used[w] < used[way]) way = w;
+        }
+        if (!hit) {
+            tags[way] = line + 1;
+            ++fills;
+        }
+        used[way] = ++d.clock;
+    }
+    return fills;
+}
+
+void dcache_invalidate(DataCache& d, uint64_t a) {
+    const uint64_t line = a / d.line_bytes;
+    uint64_t* tags = &d.tags[(line % d.sets) * d.ways];
+    for (uint64_t w = 0; w < d.ways; ++w) {
+        if (tags[w] == line + 1) tags[w] = 0;
+    }
+}
+
+// A scalar load or store of GM bytes [a, a + bytes), `a` a data-cache address.
+void count_gm_access(BlockCtx& c, uint64_t a, uint64_t bytes) {
+    c.scalar.gm_accesses += (bytes + 7) / 8;
+    c.scalar.gm_line_fills += dcache_touch(c.dcache, a, bytes);
+}
+
+// A load or store of the kernel's own code (an instrumentation callback).
+void kernel_access(const void* addr, uint64_t bytes, bool write) {
+    BlockCtx* c = t_ctx;
+    if (!c) return;  // host code of a CPU-debug program, between launches
+    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    if (a - reinterpret_cast<uintptr_t>(c->ub.data()) < c->ub.size()) {
+        (write ? c->scalar.ub_writes : c->scalar.ub_reads) += (bytes + 7) / 8;
+    } else if (const uint64_t cached = gm_cache_address(a)) {
+        count_gm_access(*c, cached, bytes);
+    }
+}
+
+// Charges the scalar work counted since the last call to the block's scalar pipe, as one node.
+void charge_scalar_work(BlockCtx& c) {
+    const ScalarWork& w = c.scalar;
+    const auto& cfg = soc_config;
+    const double cycles = double(w.basic_blocks) * cfg.scalar_block_cycles + double(w.ub_reads) * cfg.get_value_cycles +
+                          double(w.ub_writes) * cfg.set_value_cycles + double(w.gm_accesses) * cfg.dcache_hit_cycles +
+                          double(w.gm_line_fills) * cfg.dcache_miss_cycles;
+    c.scalar = ScalarWork{};
+    if (cycles <= 0) return;
+    const int s = int(Pipe::S);
+    c.t[s] += cycles;
+    c.graph.add(s, cycles, {c.graph.last[s]}, intern_site("kernel scalar code", "", 0));
+}
+
 // Same-pipe ordering: the DMA and scalar queues are in order; V->V needs a barrier unless auto-sync adds it,
 // or unless V has since waited (through a flag or queue event) on a pipe that had itself waited for that
 // V instruction: vc[V][V] is what V knows complete by such a chain.
@@ -413,10 +515,16 @@ const char* hard_event_name(int event) {
     return event >= 0 && event < int(sizeof names / sizeof *names) ? names[event] : "?";
 }
 
-void api_begin(const char* api, Loc loc) {
+void api_site(const char* api, Loc loc) {
     BlockCtx& c = ctx();
     c.site = intern_site(api, loc.file, loc.line);
     c.last_site.store(c.site, std::memory_order_relaxed);
+}
+
+void api_begin(const char* api, Loc loc) {
+    api_site(api, loc);
+    BlockCtx& c = ctx();
+    charge_scalar_work(c);
     const double cost = soc_config.scalar_cycles_per_api_call;
     c.t[int(Pipe::S)] += cost;
     c.graph.add(int(Pipe::S), cost, {c.graph.last[int(Pipe::S)]}, c.site);
@@ -462,7 +570,11 @@ void debug_print(const char* text) {
     fflush(stdout);
 }
 
-int64_t system_cycle() { return int64_t(now_cycles(ctx())); }
+int64_t system_cycle() {
+    BlockCtx& c = ctx();
+    charge_scalar_work(c);
+    return int64_t(now_cycles(c));
+}
 
 // ---- UB allocation -------------------------------------------------------------------------------------
 
@@ -709,7 +821,8 @@ void tensor_leak(int position, int count, bool enqueued, Loc loc) {
 }
 
 // Scalar GetValue/SetValue on UB. Under auto-sync the compiler makes the scalar wait for the pipes that
-// touched the element, and makes later vector/DMA work wait for the scalar (as bisheng does on 2201).
+// touched the element and are not yet known done, and makes later vector/DMA work wait for the scalar (as
+// bisheng does on 2201); one wait covers every element that pipe had touched until then.
 void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
     BlockCtx& c = ctx();
     const int s = int(Pipe::S);
@@ -719,8 +832,10 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
     if (g_options.auto_sync) {
         const Granule& g = c.shadow[ub_off / 32];
         for (int p = 0; p < kPipes; ++p) {
-            const bool touched = (g.wseq && g.wpipe == p) || (access == Access::Write && g.rseq[p]);
-            if (p != s && touched) {
+            const bool unordered = (g.wpipe == p && g.wseq > c.vc[s][p]) ||
+                                   (access == Access::Write && g.rseq[p] > c.vc[s][p]);
+            if (p != s && unordered) {
+                charge_scalar_work(c);
                 c.vc[s][p] = c.seq[p];
                 c.t[s] = std::max(c.t[s], c.t[p]) + soc_config.flag_cycles;  // the flag pair bisheng inserts
                 c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.last[p]}, c.site, false);
@@ -735,22 +850,21 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
             if (p != s) c.vc[p][s] = c.seq[s];
         }
     }
-    const double cost = access == Access::Read ? soc_config.get_value_cycles : soc_config.set_value_cycles;
-    c.t[s] += cost;
-    c.graph.add(s, cost, {c.graph.last[s]}, c.site);
+    (access == Access::Read ? c.scalar.ub_reads : c.scalar.ub_writes) += (uint64_t(bytes) + 7) / 8;
 }
 
 // Scalar GetValue/SetValue on GM. Under auto-sync the compiler orders them against the DMA pipes that
-// wrote the bytes, and later DMA after them, as for UB. A SetValue lands in the scalar data cache until
-// DataCacheCleanAndInvalid writes it back.
-void gm_scalar_access(const void* addr, uint64_t bytes, Access access) {
+// wrote the bytes (when not yet known done), and later DMA after them, as for UB. They go through the
+// scalar data cache, where a SetValue stays until DataCacheCleanAndInvalid writes it back.
+void gm_scalar_access(const void* addr, uint64_t bytes, Access access, bool charged) {
     BlockCtx& c = ctx();
     const int s = int(Pipe::S);
     const uintptr_t lo = reinterpret_cast<uintptr_t>(addr), hi = lo + bytes;
     if (g_options.auto_sync) {
         for (const auto& w : c.gm_writes) {
-            if (w.hi > lo && w.lo < hi && w.pipe != s) {
-                c.vc[s][w.pipe] = std::max(c.vc[s][w.pipe], w.seq);
+            if (w.hi > lo && w.lo < hi && w.pipe != s && w.seq > c.vc[s][w.pipe]) {
+                charge_scalar_work(c);
+                c.vc[s][w.pipe] = w.seq;
                 c.t[s] = std::max(c.t[s], c.t[w.pipe]) + soc_config.flag_cycles;  // the flag pair bisheng inserts
                 c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.last[w.pipe]}, c.site, false);
             }
@@ -771,16 +885,18 @@ void gm_scalar_access(const void* addr, uint64_t bytes, Access access) {
             d.push_back({lo, hi, uint8_t(s), seq, c.site});
         }
     }
-    const double cost = access == Access::Read ? soc_config.get_value_cycles : soc_config.set_value_cycles;
-    c.t[s] += cost;
-    c.graph.add(s, cost, {c.graph.last[s]}, c.site);
+    if (const uint64_t cached = gm_cache_address(lo); charged && cached) count_gm_access(c, cached, bytes);
 }
 
 void dcache_clean(const void* addr, bool entire) {
     BlockCtx& c = ctx();
     if (entire) {
         c.dcache_dirty.clear();
+        dcache_init(c.dcache);
         return;
+    }
+    if (const uint64_t cached = gm_cache_address(reinterpret_cast<uintptr_t>(addr))) {
+        dcache_invalidate(c.dcache, cached);
     }
     const uintptr_t line = reinterpret_cast<uintptr_t>(addr) & ~uintptr_t(63);
     std::vector<GmWrite> kept;
@@ -1297,6 +1413,7 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
     c.num = num;
     c.ub.assign(soc_config.ub_physical_bytes, 0);
     c.shadow.assign(c.ub.size() / 32 + 1, Granule{});
+    dcache_init(c.dcache);
     t_ctx = &c;
     ::block_idx = idx;
     ::block_num = num;
@@ -1306,6 +1423,7 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
     }
     try {
         body(closure);
+        charge_scalar_work(c);
         end_of_block_checks(c);
     } catch (const BlockAbort&) {
         std::lock_guard<std::mutex> lock(g_launch->mu);
@@ -1351,6 +1469,18 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     L.active_blocks = std::min(block_dim, cores);
     g_l2_warm = false;
     g_l2_write_budget = soc_config.l2_bytes / uint64_t(L.active_blocks);
+    {
+        std::lock_guard<std::mutex> lock(g_gm_mu);
+        g_launch_gm.clear();
+        g_launch_gm_lo = ~uintptr_t(0);
+        g_launch_gm_hi = 0;
+        const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+        for (const auto& b : g_gm) {
+            g_launch_gm.push_back({b.lo, b.hi, (uint64_t(g_launch_gm.size()) + 1) << 40 | (b.lo % page)});
+            g_launch_gm_lo = std::min(g_launch_gm_lo, b.lo);
+            g_launch_gm_hi = std::max(g_launch_gm_hi, b.hi);
+        }
+    }
     if (g_options.l2_warm) {
         uint64_t footprint = 0;
         {
@@ -1405,3 +1535,32 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
 }
 
 }  // namespace tuner_sim
+
+// ---- the instrumentation's callbacks (kernel scalar code) ----------------------------------------------------
+// GCC calls these from a kernel compiled with KERNEL_FLAGS; they only count (kernel_access above).
+extern "C" {
+
+void __sanitizer_cov_trace_pc() {
+    if (tuner_sim::BlockCtx* c = tuner_sim::t_ctx) ++c->scalar.basic_blocks;
+}
+
+#define TUNER_SIM_ACCESS_CALLBACKS(SIZE)                                                                          \
+    void __asan_load##SIZE##_noabort(const void* addr) { tuner_sim::kernel_access(addr, SIZE, false); }         \
+    void __asan_store##SIZE##_noabort(const void* addr) { tuner_sim::kernel_access(addr, SIZE, true); }
+TUNER_SIM_ACCESS_CALLBACKS(1)
+TUNER_SIM_ACCESS_CALLBACKS(2)
+TUNER_SIM_ACCESS_CALLBACKS(4)
+TUNER_SIM_ACCESS_CALLBACKS(8)
+TUNER_SIM_ACCESS_CALLBACKS(16)
+#undef TUNER_SIM_ACCESS_CALLBACKS
+
+void __asan_loadN_noabort(const void* addr, size_t bytes) { tuner_sim::kernel_access(addr, bytes, false); }
+void __asan_storeN_noabort(const void* addr, size_t bytes) { tuner_sim::kernel_access(addr, bytes, true); }
+
+// Called before a call that does not return (a throw, exit), and around a kernel source's dynamic
+// initializers of globals (host code, before any launch): there is nothing to count.
+void __asan_handle_no_return() {}
+void __asan_before_dynamic_init(const char*) {}
+void __asan_after_dynamic_init() {}
+
+}  // extern "C"

@@ -119,6 +119,26 @@ struct TraceEvent {
     uint32_t site;
 };
 
+// Scalar work of a block's own code not yet in its timing graph: what the instrumentation callbacks counted
+// (runtime.cpp, "kernel scalar code") and the accesses of GetValue / SetValue. It becomes one scalar-pipe node
+// before the next API call (or GetSystemCycle, or an auto-sync wait), so a scalar loop holds up the API
+// instructions issued after it, as the scalar unit issues them in program order.
+struct ScalarWork {
+    uint64_t basic_blocks = 0;             // basic blocks of kernel code executed
+    uint64_t ub_reads = 0, ub_writes = 0;  // scalar loads and stores of UB, of 8 bytes at most each
+    uint64_t gm_accesses = 0;              // scalar loads and stores of GM, through the data cache
+    uint64_t gm_line_fills = 0;            // data-cache lines they brought in from GM
+};
+
+// The scalar unit's data cache in front of GM: set-associative with LRU replacement (geometry from
+// soc_config). Only GM is cached: UB is addressed directly.
+struct DataCache {
+    uint64_t line_bytes = 64, sets = 1, ways = 1;
+    std::vector<uint64_t> tags;  // line address + 1 per way (0: empty)
+    std::vector<uint64_t> used;  // when each way was last touched
+    uint64_t clock = 0;
+};
+
 struct BlockCtx {
     int64_t idx = 0;
     int64_t num = 1;
@@ -146,6 +166,8 @@ struct BlockCtx {
     TimingGraph graph;
     std::vector<L2Hint> l2_hints;
     uint64_t l2_absorbed = 0;  // GM bytes this block's writes have left in L2 (write-back)
+    ScalarWork scalar;
+    DataCache dcache;
     bool aborted = false;
     // The latest API call site, readable from the watchdog thread (names where a hung block is).
     std::atomic<uint32_t> last_site{0};

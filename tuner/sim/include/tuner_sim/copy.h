@@ -7,6 +7,7 @@ namespace AscendC {
 namespace detail {
 // One descriptor per transfer; `ub` is the UB side (destination of GM->UB and UB->UB, source of UB->GM).
 template <typename T>
+TUNER_SIM_UNCHARGED
 inline tuner_sim::CopyDesc copy_desc(const char* api, tuner_sim::CopyDir dir, const LocalTensor<T>& ub,
                                      const T* gm = nullptr) {
     tuner_sim::CopyDesc d{};
@@ -20,17 +21,17 @@ inline tuner_sim::CopyDesc copy_desc(const char* api, tuner_sim::CopyDir dir, co
     return d;
 }
 template <typename T>
-inline void set_ub_source(tuner_sim::CopyDesc& d, const LocalTensor<T>& src) {
+TUNER_SIM_UNCHARGED inline void set_ub_source(tuner_sim::CopyDesc& d, const LocalTensor<T>& src) {
     d.ub2_off = src.tuner_off();
     d.ub2_buf_end = src.tuner_buf_end();
 }
-inline void copy_count(tuner_sim::CopyDesc d, uint32_t count) {
+TUNER_SIM_UNCHARGED inline void copy_count(tuner_sim::CopyDesc d, uint32_t count) {
     d.block_bytes = count * d.elem_size;
     d.require_32b_blocks = true;
     tuner_sim::data_copy(d);
 }
 // DataCopyParams: blockLen and both gaps in 32-byte blocks.
-inline void copy_blocks(tuner_sim::CopyDesc d, const DataCopyParams& p) {
+TUNER_SIM_UNCHARGED inline void copy_blocks(tuner_sim::CopyDesc d, const DataCopyParams& p) {
     d.block_count = p.blockCount;
     d.block_bytes = uint32_t(p.blockLen) * 32u;
     d.src_gap_bytes = uint64_t(p.srcStride) * 32u;
@@ -40,18 +41,21 @@ inline void copy_blocks(tuner_sim::CopyDesc d, const DataCopyParams& p) {
 }  // namespace detail
 
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count,
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopy", loc);
     detail::copy_count(detail::copy_desc("DataCopy", tuner_sim::CopyDir::GmToUb, dst, src.GetPhyAddr()), count);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopy", loc);
     detail::copy_count(detail::copy_desc("DataCopy", tuner_sim::CopyDir::UbToGm, src, dst.GetPhyAddr()), count);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopy", loc);
@@ -61,18 +65,21 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>&
 }
 
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                                 const DataCopyParams& params, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopy", loc);
     detail::copy_blocks(detail::copy_desc("DataCopy", tuner_sim::CopyDir::GmToUb, dst, src.GetPhyAddr()), params);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                                 const DataCopyParams& params, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopy", loc);
     detail::copy_blocks(detail::copy_desc("DataCopy", tuner_sim::CopyDir::UbToGm, src, dst.GetPhyAddr()), params);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                                 const DataCopyParams& params, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopy", loc);
@@ -83,6 +90,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>&
 
 namespace detail {
 template <typename T, typename P>
+TUNER_SIM_UNCHARGED
 inline void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const P& params, bool isPad, uint32_t left,
                    uint32_t right, uint64_t padBits) {
     static_assert(tuner_sim::support::DataCopyPad<T>,
@@ -97,7 +105,7 @@ inline void pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const 
     tuner_sim::data_copy(d);
 }
 template <typename T, typename P>
-inline void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const P& params) {
+TUNER_SIM_UNCHARGED inline void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const P& params) {
     static_assert(tuner_sim::support::DataCopyPad<T>,
                   "DataCopyPad: this element type is not supported on " TUNER_SIM_SOC_NAME);
     auto d = copy_desc("DataCopyPad", tuner_sim::CopyDir::UbToGm, src, dst.GetPhyAddr());
@@ -109,7 +117,7 @@ inline void pad_out(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const
     tuner_sim::data_copy(d);
 }
 template <typename T>
-inline uint64_t bits_of(const T& v) {
+TUNER_SIM_UNCHARGED inline uint64_t bits_of(const T& v) {
     uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof(T));
     return bits;
@@ -117,6 +125,7 @@ inline uint64_t bits_of(const T& v) {
 }  // namespace detail
 
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                                    const DataCopyExtParams& dataCopyParams, const DataCopyPadExtParams<T>& padParams,
                                    tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -125,6 +134,7 @@ __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor
                    detail::bits_of(padParams.paddingValue));
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                                    const DataCopyParams& dataCopyParams, const DataCopyPadParams& padParams,
                                    tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -133,6 +143,7 @@ __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor
                    padParams.paddingValue);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                                    const DataCopyExtParams& dataCopyParams,
                                    tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -140,6 +151,7 @@ __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor
     detail::pad_out(dst, src, dataCopyParams);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                                    const DataCopyParams& dataCopyParams, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopyPad", loc);

@@ -12,13 +12,13 @@ void debug_print(const char* text);
 int64_t system_cycle();
 
 template <class T>
-inline auto printf_arg(const T& v) {
+TUNER_SIM_UNCHARGED inline auto printf_arg(const T& v) {
     if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t>) return static_cast<double>(float(v));
     else return v;
 }
 
 template <class T>
-inline void dump_values(const char* where, uint32_t desc, const T* values, uint32_t count) {
+TUNER_SIM_UNCHARGED inline void dump_values(const char* where, uint32_t desc, const T* values, uint32_t count) {
     std::string text = std::string("DumpTensor ") + where + " desc=" + std::to_string(desc) + ":";
     for (uint32_t i = 0; i < count; ++i) {
         char buf[48];
@@ -37,7 +37,7 @@ inline void dump_values(const char* where, uint32_t desc, const T* values, uint3
 namespace AscendC {
 
 template <class... Args>
-__aicore__ inline void printf(__gm__ const char* fmt, Args... args) {
+TUNER_SIM_UNCHARGED __aicore__ inline void printf(__gm__ const char* fmt, Args... args) {
     char buf[1024];
     if constexpr (sizeof...(Args) == 0) {
         snprintf(buf, sizeof buf, "%s", fmt);
@@ -52,6 +52,7 @@ __aicore__ inline void printf(__gm__ const char* fmt, Args... args) {
 }
 
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
                                   tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DumpTensor", loc);
@@ -60,6 +61,7 @@ __aicore__ inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, u
     tuner_sim::dump_values("UB", desc, tensor.tuner_ptr(), n);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
                                   tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DumpTensor", loc);
@@ -67,7 +69,7 @@ __aicore__ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, 
     tuner_sim::dump_values("GM", desc, tensor.GetPhyAddr(), dumpSize);
 }
 
-__aicore__ inline int64_t GetSystemCycle() { return tuner_sim::system_cycle(); }
+TUNER_SIM_UNCHARGED __aicore__ inline int64_t GetSystemCycle() { return tuner_sim::system_cycle(); }
 
 }  // namespace AscendC
 

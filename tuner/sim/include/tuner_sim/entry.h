@@ -5,6 +5,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "uncharged.h"
+
 
 namespace tuner_sim {
 
@@ -17,7 +19,7 @@ using EntryThunk = void (*)(void** args);
 int register_entry(const char* name, int nparams, const ParamInfo* params, EntryThunk thunk);
 
 template <class A>
-constexpr ParamInfo param_info() {
+TUNER_SIM_UNCHARGED constexpr ParamInfo param_info() {
     using D = std::decay_t<A>;
     if constexpr (std::is_pointer_v<D>) return {ParamKind::Pointer, sizeof(D)};
     else if constexpr (std::is_integral_v<D> || std::is_enum_v<D>) return {ParamKind::Integral, sizeof(D)};
@@ -26,15 +28,21 @@ constexpr ParamInfo param_info() {
 }
 
 template <auto Fn, class... A, std::size_t... I>
-void call_with(void** args, std::index_sequence<I...>) {
+TUNER_SIM_UNCHARGED void call_with(void** args, std::index_sequence<I...>) {
     Fn(*static_cast<std::decay_t<A>*>(args[I])...);
 }
 
+// A named function, not a lambda (whose conversion to a function pointer goes through a thunk the compiler
+// makes, which would be charged as the kernel's code).
 template <auto Fn, class... A>
-int register_fn(const char* name, void (*)(A...)) {
+TUNER_SIM_UNCHARGED void entry_thunk(void** args) {
+    call_with<Fn, A...>(args, std::index_sequence_for<A...>{});
+}
+
+template <auto Fn, class... A>
+TUNER_SIM_UNCHARGED int register_fn(const char* name, void (*)(A...)) {
     static const ParamInfo infos[sizeof...(A) + 1] = {param_info<A>()..., {ParamKind::Record, 0}};
-    return register_entry(name, int(sizeof...(A)), infos,
-                          [](void** args) { call_with<Fn, A...>(args, std::index_sequence_for<A...>{}); });
+    return register_entry(name, int(sizeof...(A)), infos, &entry_thunk<Fn, A...>);
 }
 
 }  // namespace tuner_sim

@@ -18,6 +18,8 @@
 //   * comparisons compare the float values (NaN unordered, -0 == +0);
 //   * compound assignment (h += x) computes in float (or double for a double x) and rounds back.
 // half <-> bfloat16_t conversions are explicit: `half(b)`, `bfloat16_t(h)`.
+// Unlike the other headers, nothing here is TUNER_SIM_UNCHARGED (uncharged.h): these are the kernel's own
+// values, so a half read out of UB or GM by a kernel's code is that code's scalar access.
 #pragma once
 
 #include <cstdint>

@@ -5,12 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "uncharged.h"
+
 namespace tuner_sim {
 
 // Where an API call was made; filled at the call site by default arguments.
 struct Loc {
     const char* file;
     int line;
+    TUNER_SIM_UNCHARGED
     static Loc here(const char* file = __builtin_FILE(), int line = __builtin_LINE()) { return {file, line}; }
 };
 
@@ -43,6 +46,9 @@ void set_current_tpipe(void* pipe);
 
 // Starts an API call: sets the call site used by every fault and charges the scalar issue cost.
 void api_begin(const char* api, Loc loc);
+// Starts GetValue / SetValue: sets the call site only. Each is one scalar load or store, charged by
+// scalar_access / gm_scalar_access as the same access made through a pointer is.
+void api_site(const char* api, Loc loc);
 
 // Fatal faults end the block (they throw); the others are recorded and the kernel goes on.
 [[noreturn]] void fault(FaultClass cls, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -88,7 +94,9 @@ void set_flag(int src, int dst, int event_id, const char* name);
 void wait_flag(int src, int dst, int event_id, const char* name);
 void pipe_barrier(int pipe);  // pipe id: 0..3 as Pipe, or -1 for PIPE_ALL
 void scalar_access(uint32_t ub_off, uint32_t bytes, Access access);  // GetValue/SetValue on UB
-void gm_scalar_access(const void* addr, uint64_t bytes, Access access);
+// GetValue/SetValue on GM, through the scalar data cache; `charged` false: ordering and checks only (the
+// software SyncAll's workspace reads, costed by sync_all_us).
+void gm_scalar_access(const void* addr, uint64_t bytes, Access access, bool charged = true);
 void sync_all();
 // Queue events: producer pipe -> consumer pipe through a buffer slot.
 void queue_slot_event(uint64_t token, int from_pipe);
@@ -208,6 +216,11 @@ struct SocConfig {
     double scalar_cycles_per_api_call, mask_setup_cycles, get_value_cycles, set_value_cycles;
     double flag_cycles, barrier_cycles, sync_all_us, gm_align_512_factor, l2_hit_speedup;
     double ub_bank_group_bytes, ub_bank_groups;  // bank group of a UB offset: (off / bytes) % groups; 0: none
+    // The kernel's own scalar code (runtime.cpp, "kernel scalar code"): per basic block executed, and per GM
+    // access through the scalar data cache (a hit, and a line brought in from GM); its UB accesses cost
+    // get_value_cycles / set_value_cycles.
+    double scalar_block_cycles, dcache_hit_cycles, dcache_miss_cycles;
+    double dcache_bytes, dcache_line_bytes, dcache_ways;
     uint8_t cast_modes[kElemTypes][kElemTypes];  // [dst][src]: bit m set = RoundMode m allowed
 };
 extern const SocConfig soc_config;

@@ -8,7 +8,7 @@ struct EventPipes {
     int src, dst;
 };
 // Source and destination pipe of a HardEvent on a vector core; {-1, -1} for cube-side events.
-constexpr EventPipes event_pipes(AscendC::HardEvent e) {
+TUNER_SIM_UNCHARGED constexpr EventPipes event_pipes(AscendC::HardEvent e) {
     using H = AscendC::HardEvent;
     switch (e) {
         case H::MTE2_V: return {int(Pipe::MTE2), int(Pipe::V)};
@@ -36,14 +36,14 @@ void dcache_clean(const void* addr, bool entire);
 namespace AscendC {
 
 template <HardEvent event>
-__aicore__ inline void SetFlag(int32_t eventID, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+TUNER_SIM_UNCHARGED __aicore__ inline void SetFlag(int32_t eventID, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     constexpr auto p = tuner_sim::event_pipes(event);
     static_assert(p.src >= 0, "SetFlag: this HardEvent involves a cube pipe; a vector core has S, V, MTE2, MTE3");
     tuner_sim::api_begin("SetFlag", loc);
     tuner_sim::set_flag(p.src, p.dst, eventID, tuner_sim::hard_event_name(int(event)));
 }
 template <HardEvent event>
-__aicore__ inline void WaitFlag(int32_t eventID, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+TUNER_SIM_UNCHARGED __aicore__ inline void WaitFlag(int32_t eventID, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     constexpr auto p = tuner_sim::event_pipes(event);
     static_assert(p.src >= 0, "WaitFlag: this HardEvent involves a cube pipe; a vector core has S, V, MTE2, MTE3");
     tuner_sim::api_begin("WaitFlag", loc);
@@ -51,7 +51,7 @@ __aicore__ inline void WaitFlag(int32_t eventID, tuner_sim::Loc loc = tuner_sim:
 }
 
 template <pipe_t pipe>
-__aicore__ inline void PipeBarrier(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+TUNER_SIM_UNCHARGED __aicore__ inline void PipeBarrier(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     static_assert(pipe != PIPE_S, "PipeBarrier<PIPE_S> is not allowed");
     static_assert(pipe == PIPE_V || pipe == PIPE_MTE2 || pipe == PIPE_MTE3 || pipe == PIPE_ALL,
                   "PipeBarrier: a vector core has the V, MTE2 and MTE3 pipes (or PIPE_ALL)");
@@ -62,11 +62,11 @@ __aicore__ inline void PipeBarrier(tuner_sim::Loc loc = tuner_sim::Loc::here()) 
 template <pipe_t src, pipe_t dst>
 class TQueSync {
 public:
-    __aicore__ inline void SetFlag(TEventID id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetFlag(TEventID id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TQueSync::SetFlag", loc);
         tuner_sim::set_flag(int(src), int(dst), id, "TQueSync");
     }
-    __aicore__ inline void WaitFlag(TEventID id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_UNCHARGED __aicore__ inline void WaitFlag(TEventID id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TQueSync::WaitFlag", loc);
         tuner_sim::wait_flag(int(src), int(dst), id, "TQueSync");
     }
@@ -74,11 +74,12 @@ public:
 };
 
 template <bool isAIVOnly = true>
-__aicore__ inline void SyncAll(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+TUNER_SIM_UNCHARGED __aicore__ inline void SyncAll(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("SyncAll", loc);
     tuner_sim::sync_all();
 }
 template <bool isAIVOnly = true>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
                                const int32_t usedCores = 0, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("SyncAll", loc);
@@ -88,37 +89,41 @@ __aicore__ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const L
                          "SyncAll: ubWorkspace holds %u bytes, needs %lld (32 bytes per block)",
                          unsigned(ubWorkspace.GetSize() * sizeof(int32_t)), (long long)(cores * 32));
     }
-    tuner_sim::gm_scalar_access(gmWorkspace.GetPhyAddr(), uint64_t(cores) * 32, tuner_sim::Access::Read);
+    tuner_sim::gm_scalar_access(gmWorkspace.GetPhyAddr(), uint64_t(cores) * 32, tuner_sim::Access::Read,
+                                false);
     tuner_sim::sync_all();
 }
 
 // Writes the scalar data cache back to GM (the 64-byte line holding dst, or all of it) so DMA sees
 // what GlobalTensor::SetValue wrote.
 template <typename T, CacheLine entireType = CacheLine::SINGLE_CACHE_LINE, DcciDst dcciDst = DcciDst::CACHELINE_OUT>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst,
                                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCacheCleanAndInvalid", loc);
     tuner_sim::dcache_clean(dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
 }
 
-__aicore__ inline int64_t GetBlockIdx() { return tuner_sim::block_idx(); }
-__aicore__ inline int64_t GetBlockNum() { return tuner_sim::block_num(); }
-__aicore__ inline int64_t GetSubBlockIdx() { return 0; }
-__aicore__ inline int64_t GetSubBlockNum() { return 1; }
-__aicore__ inline int64_t GetTaskRatio() { return 1; }
-__aicore__ inline constexpr int64_t GetDataBlockSizeInBytes() { return 32; }
+TUNER_SIM_UNCHARGED __aicore__ inline int64_t GetBlockIdx() { return tuner_sim::block_idx(); }
+TUNER_SIM_UNCHARGED __aicore__ inline int64_t GetBlockNum() { return tuner_sim::block_num(); }
+TUNER_SIM_UNCHARGED __aicore__ inline int64_t GetSubBlockIdx() { return 0; }
+TUNER_SIM_UNCHARGED __aicore__ inline int64_t GetSubBlockNum() { return 1; }
+TUNER_SIM_UNCHARGED __aicore__ inline int64_t GetTaskRatio() { return 1; }
+TUNER_SIM_UNCHARGED __aicore__ inline constexpr int64_t GetDataBlockSizeInBytes() { return 32; }
 
 }  // namespace AscendC
 
 // Older intrinsic spellings seen in production kernels.
-__aicore__ inline void pipe_barrier(pipe_t pipe, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+TUNER_SIM_UNCHARGED __aicore__ inline void pipe_barrier(pipe_t pipe, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("pipe_barrier", loc);
     tuner_sim::pipe_barrier(pipe == PIPE_ALL ? -1 : int(pipe));
 }
+TUNER_SIM_UNCHARGED
 __aicore__ inline void set_flag(pipe_t src, pipe_t dst, event_t id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("set_flag", loc);
     tuner_sim::set_flag(int(src), int(dst), id, "set_flag");
 }
+TUNER_SIM_UNCHARGED
 __aicore__ inline void wait_flag(pipe_t src, pipe_t dst, event_t id, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("wait_flag", loc);
     tuner_sim::wait_flag(int(src), int(dst), id, "wait_flag");

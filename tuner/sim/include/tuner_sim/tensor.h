@@ -8,30 +8,32 @@ template <typename T>
 class GlobalTensor {
 public:
     using PrimType = T;
-    __aicore__ inline GlobalTensor() = default;
-    __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) {
+    TUNER_SIM_UNCHARGED __aicore__ inline GlobalTensor() = default;
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) {
         addr_ = buffer;
         size_ = bufferSize;
     }
-    __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer) {
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer) {
         addr_ = buffer;
         size_ = 0;
     }
-    __aicore__ inline const __gm__ T* GetPhyAddr() const { return addr_; }
-    __aicore__ inline __gm__ T* GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
+    TUNER_SIM_UNCHARGED __aicore__ inline const __gm__ T* GetPhyAddr() const { return addr_; }
+    TUNER_SIM_UNCHARGED __aicore__ inline __gm__ T* GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
+    TUNER_SIM_UNCHARGED
     __aicore__ inline T GetValue(const uint64_t offset, tuner_sim::Loc loc = tuner_sim::Loc::here()) const {
-        tuner_sim::api_begin("GlobalTensor::GetValue", loc);
+        tuner_sim::api_site("GlobalTensor::GetValue", loc);
         tuner_sim::gm_scalar_access(addr_ + offset, sizeof(T), tuner_sim::Access::Read);
         return addr_[offset];
     }
+    TUNER_SIM_UNCHARGED
     __aicore__ inline void SetValue(const uint64_t offset, T value, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
-        tuner_sim::api_begin("GlobalTensor::SetValue", loc);
+        tuner_sim::api_site("GlobalTensor::SetValue", loc);
         tuner_sim::gm_scalar_access(addr_ + offset, sizeof(T), tuner_sim::Access::Write);
         addr_[offset] = value;
     }
-    __aicore__ inline __gm__ T& operator()(const uint64_t offset) const { return addr_[offset]; }
-    __aicore__ inline uint64_t GetSize() const { return size_; }
-    __aicore__ inline GlobalTensor operator[](const uint64_t offset) const {
+    TUNER_SIM_UNCHARGED __aicore__ inline __gm__ T& operator()(const uint64_t offset) const { return addr_[offset]; }
+    TUNER_SIM_UNCHARGED __aicore__ inline uint64_t GetSize() const { return size_; }
+    TUNER_SIM_UNCHARGED __aicore__ inline GlobalTensor operator[](const uint64_t offset) const {
         GlobalTensor view;
         view.addr_ = addr_ + offset;
         view.size_ = size_ > offset ? size_ - offset : 0;
@@ -39,11 +41,11 @@ public:
         return view;
     }
     template <CacheRwMode rwMode = CacheRwMode::RW>
-    __aicore__ inline void SetL2CacheHint(CacheMode mode) {
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetL2CacheHint(CacheMode mode) {
         cache_mode_ = mode;
         tuner_sim::l2_hint(addr_, size_ * sizeof(T), mode == CacheMode::CACHE_MODE_DISABLE);
     }
-    __aicore__ inline CacheMode GetL2CacheHint() const { return cache_mode_; }
+    TUNER_SIM_UNCHARGED __aicore__ inline CacheMode GetL2CacheHint() const { return cache_mode_; }
 
 private:
     __gm__ T* addr_ = nullptr;
@@ -55,10 +57,11 @@ template <typename T>
 class LocalTensor {
 public:
     using PrimType = T;
-    __aicore__ inline LocalTensor() = default;
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor() = default;
 
+    TUNER_SIM_UNCHARGED
     __aicore__ inline T GetValue(const uint32_t index, tuner_sim::Loc loc = tuner_sim::Loc::here()) const {
-        tuner_sim::api_begin("LocalTensor::GetValue", loc);
+        tuner_sim::api_site("LocalTensor::GetValue", loc);
         check_index(index);
         tuner_sim::scalar_access(off_ + index * sizeof(T), sizeof(T), tuner_sim::Access::Read);
         T value;
@@ -66,18 +69,19 @@ public:
         return value;
     }
     template <typename S>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline void SetValue(const uint32_t index, const S value,
                                     tuner_sim::Loc loc = tuner_sim::Loc::here()) const {
-        tuner_sim::api_begin("LocalTensor::SetValue", loc);
+        tuner_sim::api_site("LocalTensor::SetValue", loc);
         check_index(index);
         tuner_sim::scalar_access(off_ + index * sizeof(T), sizeof(T), tuner_sim::Access::Write);
         const T converted = static_cast<T>(value);
         std::memcpy(tuner_sim::ub_base() + off_ + index * sizeof(T), &converted, sizeof(T));
     }
-    __aicore__ inline T& operator()(const uint32_t offset) const {
+    TUNER_SIM_UNCHARGED __aicore__ inline T& operator()(const uint32_t offset) const {
         return *reinterpret_cast<T*>(tuner_sim::ub_base() + off_ + offset * sizeof(T));
     }
-    __aicore__ inline LocalTensor operator[](const uint32_t offset) const {
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor operator[](const uint32_t offset) const {
         LocalTensor view = *this;
         // Computed in 64 bits: an offset that leaves UB (x[-16], a huge index) saturates past every buffer, so
         // using the view is out of bounds instead of wrapping onto the buffer before it.
@@ -87,40 +91,44 @@ public:
         return view;
     }
     template <typename U>
-    __aicore__ inline LocalTensor<U> ReinterpretCast() const {
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor<U> ReinterpretCast() const {
         LocalTensor<U> out;
         out.tuner_bind(off_, static_cast<uint32_t>(uint64_t(size_) * sizeof(T) / sizeof(U)), buf_end_, pos_);
         return out;
     }
-    __aicore__ inline uint32_t GetSize() const { return size_; }
-    __aicore__ inline uint32_t GetLength() const { return size_ * sizeof(T); }
-    __aicore__ inline void SetSize(const uint32_t size) { size_ = size; }
-    __aicore__ inline void SetBufferLen(uint32_t dataLen) { size_ = dataLen / sizeof(T); }
+    TUNER_SIM_UNCHARGED __aicore__ inline uint32_t GetSize() const { return size_; }
+    TUNER_SIM_UNCHARGED __aicore__ inline uint32_t GetLength() const { return size_ * sizeof(T); }
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetSize(const uint32_t size) { size_ = size; }
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetBufferLen(uint32_t dataLen) { size_ = dataLen / sizeof(T); }
+    TUNER_SIM_UNCHARGED
     __aicore__ inline uint64_t GetPhyAddr() const { return reinterpret_cast<uint64_t>(tuner_sim::ub_base() + off_); }
+    TUNER_SIM_UNCHARGED
     __aicore__ inline uint64_t GetPhyAddr(const uint32_t offset) const { return GetPhyAddr() + offset * sizeof(T); }
-    __aicore__ inline int32_t GetPosition() const { return static_cast<int32_t>(pos_); }
-    __aicore__ inline void SetUserTag(int32_t tag) { tag_ = tag; }
-    __aicore__ inline int32_t GetUserTag() const { return tag_; }
+    TUNER_SIM_UNCHARGED __aicore__ inline int32_t GetPosition() const { return static_cast<int32_t>(pos_); }
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetUserTag(int32_t tag) { tag_ = tag; }
+    TUNER_SIM_UNCHARGED __aicore__ inline int32_t GetUserTag() const { return tag_; }
 
     // Simulator plumbing (not Ascend C API).
-    void tuner_bind(uint32_t off, uint32_t size, uint32_t buf_end, TPosition pos) {
+    TUNER_SIM_UNCHARGED void tuner_bind(uint32_t off, uint32_t size, uint32_t buf_end, TPosition pos) {
         off_ = off;
         size_ = size;
         buf_end_ = buf_end;
         pos_ = pos;
     }
-    uint32_t tuner_off() const { return off_; }
-    uint32_t tuner_buf_end() const { return buf_end_; }
-    T* tuner_ptr() const { return reinterpret_cast<T*>(tuner_sim::ub_base() + off_); }
+    TUNER_SIM_UNCHARGED uint32_t tuner_off() const { return off_; }
+    TUNER_SIM_UNCHARGED uint32_t tuner_buf_end() const { return buf_end_; }
+    TUNER_SIM_UNCHARGED T* tuner_ptr() const { return reinterpret_cast<T*>(tuner_sim::ub_base() + off_); }
+    TUNER_SIM_UNCHARGED
     tuner_sim::UbSpan tuner_span(uint64_t elems, tuner_sim::Access access, const char* operand) const {
         return {off_, elems * sizeof(T), buf_end_, access, operand};
     }
+    TUNER_SIM_UNCHARGED
     tuner_sim::UbSpan tuner_span_bytes(uint64_t bytes, tuner_sim::Access access, const char* operand) const {
         return {off_, bytes, buf_end_, access, operand};
     }
 
 private:
-    void check_index(uint32_t index) const {
+    TUNER_SIM_UNCHARGED void check_index(uint32_t index) const {
         if (off_ + (uint64_t(index) + 1) * sizeof(T) > buf_end_) {
             tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
                              "element %u is outside its UB buffer (%u bytes left from the tensor start)", index,

@@ -8,10 +8,10 @@ namespace tuner_sim {
 
 constexpr int kMaxQueueSlots = 16;
 
-constexpr int producer_pipe(AscendC::TPosition src) {
+TUNER_SIM_UNCHARGED constexpr int producer_pipe(AscendC::TPosition src) {
     return (src == AscendC::TPosition::VECIN || src == AscendC::TPosition::GM) ? int(Pipe::MTE2) : int(Pipe::V);
 }
-constexpr int consumer_pipe(AscendC::TPosition src, AscendC::TPosition dst) {
+TUNER_SIM_UNCHARGED constexpr int consumer_pipe(AscendC::TPosition src, AscendC::TPosition dst) {
     if (src == dst) {
         return dst == AscendC::TPosition::VECOUT ? int(Pipe::MTE3) : int(Pipe::V);
     }
@@ -28,16 +28,16 @@ namespace AscendC {
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:
-    __aicore__ inline TQueBind() = default;
+    TUNER_SIM_UNCHARGED __aicore__ inline TQueBind() = default;
     // A copy shares nothing with the original; only the original reports leaked tensors.
-    TQueBind(const TQueBind& other) { copy_from(other); }
-    TQueBind& operator=(const TQueBind& other) {
+    TUNER_SIM_UNCHARGED TQueBind(const TQueBind& other) { copy_from(other); }
+    TUNER_SIM_UNCHARGED TQueBind& operator=(const TQueBind& other) {
         copy_from(other);
         return *this;
     }
     // A tensor still allocated when its queue goes away is never freed: reported at its AllocTensor line.
     // Not while unwinding from a fatal fault, whose tensors are left allocated by the abort itself.
-    ~TQueBind() {
+    TUNER_SIM_UNCHARGED ~TQueBind() {
         if (num_ == 0 || !leak_check_ || std::uncaught_exceptions() > 0) return;
         int leaked = 0, first = -1;
         bool enqueued = false;
@@ -51,12 +51,13 @@ public:
     }
 
     template <typename T>
-    __aicore__ inline LocalTensor<T> AllocTensor(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor<T> AllocTensor(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         LocalTensor<T> t;
         AllocTensor(t, loc);
         return t;
     }
     template <typename T>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline void AllocTensor(LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TQue::AllocTensor", loc);
         require_init("AllocTensor");
@@ -82,6 +83,7 @@ public:
         tensor.tuner_bind(base_ + slot * len_, len_ / sizeof(T), base_ + (slot + 1) * len_, src);
     }
     template <typename T>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline void FreeTensor(LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TQue::FreeTensor", loc);
         const int slot = slot_of(tensor.tuner_off(), "FreeTensor");
@@ -97,6 +99,7 @@ public:
         tuner_sim::queue_slot_event(token(slot, 1), consumer);
     }
     template <typename T>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline bool EnQue(const LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TQue::EnQue", loc);
         const int slot = slot_of(tensor.tuner_off(), "EnQue");
@@ -117,12 +120,13 @@ public:
         return true;
     }
     template <typename T>
-    __aicore__ inline LocalTensor<T> DeQue(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor<T> DeQue(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         LocalTensor<T> t;
         DeQue(t, loc);
         return t;
     }
     template <typename T>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline void DeQue(LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TQue::DeQue", loc);
         require_init("DeQue");
@@ -138,19 +142,19 @@ public:
         tuner_sim::queue_slot_wait(token(slot, 0), consumer);
         tensor.tuner_bind(base_ + slot * len_, len_ / sizeof(T), base_ + (slot + 1) * len_, dst);
     }
-    __aicore__ inline bool VacantInQue() const { return depth == 0 || count_ < depth; }
-    __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
-    __aicore__ inline int32_t GetTensorCountInQue() const { return count_; }
-    __aicore__ inline bool HasIdleBuffer() const {
+    TUNER_SIM_UNCHARGED __aicore__ inline bool VacantInQue() const { return depth == 0 || count_ < depth; }
+    TUNER_SIM_UNCHARGED __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
+    TUNER_SIM_UNCHARGED __aicore__ inline int32_t GetTensorCountInQue() const { return count_; }
+    TUNER_SIM_UNCHARGED __aicore__ inline bool HasIdleBuffer() const {
         for (int k = 0; k < num_; ++k) {
             if (state_[k] == kFree) return true;
         }
         return false;
     }
-    __aicore__ inline void FreeAllEvent() {}
+    TUNER_SIM_UNCHARGED __aicore__ inline void FreeAllEvent() {}
 
     // Simulator plumbing, called by TPipe::InitBuffer.
-    void tuner_init(uint8_t num, uint32_t len) {
+    TUNER_SIM_UNCHARGED void tuner_init(uint8_t num, uint32_t len) {
         if (num == 0 || num > tuner_sim::kMaxQueueSlots) {
             tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "InitBuffer: %u buffers for one queue (1..%d)",
                              unsigned(num), tuner_sim::kMaxQueueSlots);
@@ -169,14 +173,15 @@ private:
     static constexpr int kFifo = tuner_sim::kMaxQueueSlots;
     enum : uint8_t { kFree, kAllocated, kEnqueued, kDequeued };
 
+    TUNER_SIM_UNCHARGED
     uint64_t token(int slot, int kind) const { return (reinterpret_cast<uint64_t>(this) << 6) | (slot << 1) | kind; }
-    void require_init(const char* api) const {
+    TUNER_SIM_UNCHARGED void require_init(const char* api) const {
         if (num_ == 0) {
             tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "%s on a queue that was never given buffers "
                              "(TPipe::InitBuffer missing)", api);
         }
     }
-    int slot_of(uint32_t off, const char* api) const {
+    TUNER_SIM_UNCHARGED int slot_of(uint32_t off, const char* api) const {
         require_init(api);
         if (off >= base_ && off < base_ + num_ * len_ && (off - base_) % len_ == 0) {
             return int((off - base_) / len_);
@@ -192,7 +197,7 @@ private:
     tuner_sim::Loc alloc_loc_[tuner_sim::kMaxQueueSlots] = {};
     bool leak_check_ = true;
 
-    void copy_from(const TQueBind& o) {
+    TUNER_SIM_UNCHARGED void copy_from(const TQueBind& o) {
         base_ = o.base_, len_ = o.len_, num_ = o.num_;
         for (int k = 0; k < tuner_sim::kMaxQueueSlots; ++k) {
             state_[k] = o.state_[k], fifo_[k] = o.fifo_[k], alloc_loc_[k] = o.alloc_loc_[k];
@@ -206,14 +211,18 @@ private:
 };
 
 template <TPosition pos, int32_t depth, auto mask = 0>
-class TQue : public TQueBind<pos, pos, depth, mask> {};
+class TQue : public TQueBind<pos, pos, depth, mask> {
+public:
+    TUNER_SIM_UNCHARGED
+    ~TQue() {}  // declared so that it is marked: the implicit one would be inlined into the kernel and charged
+};
 
 template <TPosition pos = TPosition::LCM>
 class TBuf {
 public:
-    __aicore__ inline TBuf() = default;
+    TUNER_SIM_UNCHARGED __aicore__ inline TBuf() = default;
     template <typename T>
-    __aicore__ inline LocalTensor<T> Get(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor<T> Get(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TBuf::Get", loc);
         require_init();
         LocalTensor<T> t;
@@ -221,10 +230,12 @@ public:
         return t;
     }
     template <typename T>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline LocalTensor<T> Get(uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         return GetWithOffset<T>(len, 0, loc);
     }
     template <typename T>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset,
                                                    tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TBuf::GetWithOffset", loc);
@@ -242,13 +253,13 @@ public:
         t.tuner_bind(base_ + bufOffset, size, base_ + len_, pos);
         return t;
     }
-    void tuner_init(uint32_t len) {
+    TUNER_SIM_UNCHARGED void tuner_init(uint32_t len) {
         len_ = (len + 31u) / 32u * 32u;
         base_ = tuner_sim::ub_alloc(len_, "InitBuffer(TBuf)");
     }
 
 private:
-    void require_init() const {
+    TUNER_SIM_UNCHARGED void require_init() const {
         if (len_ == 0) {
             tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
                              "TBuf::Get on a buffer that was never initialised (TPipe::InitBuffer missing)");
@@ -260,31 +271,33 @@ private:
 
 class TPipe {
 public:
-    __aicore__ inline TPipe() {
+    TUNER_SIM_UNCHARGED __aicore__ inline TPipe() {
         tuner_sim::ub_reset();
         tuner_sim::set_current_tpipe(this);
     }
-    __aicore__ inline ~TPipe() {
+    TUNER_SIM_UNCHARGED __aicore__ inline ~TPipe() {
         if (tuner_sim::current_tpipe() == this) tuner_sim::set_current_tpipe(nullptr);
     }
-    __aicore__ inline void Init() {}
+    TUNER_SIM_UNCHARGED __aicore__ inline void Init() {}
     template <class Q>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline bool InitBuffer(Q& que, uint8_t num, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TPipe::InitBuffer", loc);
         que.tuner_init(num, len);
         return true;
     }
     template <TPosition pos>
+    TUNER_SIM_UNCHARGED
     __aicore__ inline bool InitBuffer(TBuf<pos>& buf, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TPipe::InitBuffer", loc);
         buf.tuner_init(len);
         return true;
     }
     template <HardEvent evt>
-    __aicore__ inline TEventID FetchEventID() {
+    TUNER_SIM_UNCHARGED __aicore__ inline TEventID FetchEventID() {
         return FetchEventID(evt);
     }
-    __aicore__ inline TEventID FetchEventID(HardEvent evt) {
+    TUNER_SIM_UNCHARGED __aicore__ inline TEventID FetchEventID(HardEvent evt) {
         const uint32_t used = allocated_[int(evt)];
         for (int id = 0; id < tuner_sim::event_ids(); ++id) {
             if (!(used & (1u << id))) return TEventID(id);
@@ -293,22 +306,22 @@ public:
                          "allocated");
     }
     template <HardEvent evt>
-    __aicore__ inline TEventID AllocEventID() {
+    TUNER_SIM_UNCHARGED __aicore__ inline TEventID AllocEventID() {
         const TEventID id = FetchEventID(evt);
         allocated_[int(evt)] |= 1u << id;
         return id;
     }
     template <HardEvent evt>
-    __aicore__ inline void ReleaseEventID(TEventID id) {
+    TUNER_SIM_UNCHARGED __aicore__ inline void ReleaseEventID(TEventID id) {
         allocated_[int(evt)] &= ~(1u << id);
     }
-    __aicore__ inline void Reset() { tuner_sim::ub_reset(); }
-    __aicore__ inline void Destroy() {}
+    TUNER_SIM_UNCHARGED __aicore__ inline void Reset() { tuner_sim::ub_reset(); }
+    TUNER_SIM_UNCHARGED __aicore__ inline void Destroy() {}
 
 private:
     uint32_t allocated_[int(HardEvent::MAX)] = {};
 };
 
-__aicore__ inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(tuner_sim::current_tpipe()); }
+TUNER_SIM_UNCHARGED __aicore__ inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(tuner_sim::current_tpipe()); }
 
 }  // namespace AscendC

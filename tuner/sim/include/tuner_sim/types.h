@@ -62,6 +62,7 @@ constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 
 struct DataCopyParams {
     DataCopyParams() = default;
+    TUNER_SIM_UNCHARGED
     DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
         : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
     uint16_t blockCount = 1;
@@ -78,6 +79,7 @@ struct DataCopyParams {
 
 struct DataCopyExtParams {
     DataCopyExtParams() = default;
+    TUNER_SIM_UNCHARGED
     DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
                       const uint32_t rsvIn)
         : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
@@ -90,6 +92,7 @@ struct DataCopyExtParams {
 
 struct DataCopyPadParams {
     DataCopyPadParams() = default;
+    TUNER_SIM_UNCHARGED
     DataCopyPadParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue,
                       const uint64_t padValue)
         : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
@@ -102,6 +105,7 @@ struct DataCopyPadParams {
 template <typename T>
 struct DataCopyPadExtParams {
     DataCopyPadExtParams() = default;
+    TUNER_SIM_UNCHARGED
     DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue, T padValue)
         : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
     bool isPad = false;
@@ -112,6 +116,7 @@ struct DataCopyPadExtParams {
 
 struct BinaryRepeatParams {
     BinaryRepeatParams() = default;
+    TUNER_SIM_UNCHARGED
     BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn, const uint8_t src1BlkStrideIn,
                        const uint8_t dstRepStrideIn, const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn)
         : dstBlkStride(dstBlkStrideIn), src0BlkStride(src0BlkStrideIn), src1BlkStride(src1BlkStrideIn),
@@ -129,10 +134,12 @@ struct BinaryRepeatParams {
 
 struct UnaryRepeatParams {
     UnaryRepeatParams() = default;
+    TUNER_SIM_UNCHARGED
     UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
                       const uint8_t srcRepStrideIn)
         : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn), dstRepStride(dstRepStrideIn),
           srcRepStride(srcRepStrideIn) {}
+    TUNER_SIM_UNCHARGED
     UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
                       const uint8_t srcRepStrideIn, const bool halfBlockIn)
         : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn), dstRepStride(dstRepStrideIn),
@@ -149,6 +156,7 @@ struct UnaryRepeatParams {
 
 struct BrcbRepeatParams {
     BrcbRepeatParams() = default;
+    TUNER_SIM_UNCHARGED
     BrcbRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn)
         : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
     uint32_t blockNumber = DEFAULT_BLK_NUM;
@@ -195,18 +203,18 @@ constexpr bool dependent_false = false;
 
 // A scalar of the element type as the exact double the numerics library expects.
 template <class T>
-inline double scalar_as_double(const T& v) {
+TUNER_SIM_UNCHARGED inline double scalar_as_double(const T& v) {
     return static_cast<double>(static_cast<float>(v));
 }
 template <>
-inline double scalar_as_double<double>(const double& v) { return v; }
+TUNER_SIM_UNCHARGED inline double scalar_as_double<double>(const double& v) { return v; }
 template <>
-inline double scalar_as_double<int64_t>(const int64_t& v) { return static_cast<double>(v); }
+TUNER_SIM_UNCHARGED inline double scalar_as_double<int64_t>(const int64_t& v) { return static_cast<double>(v); }
 template <>
-inline double scalar_as_double<uint64_t>(const uint64_t& v) { return static_cast<double>(v); }
+TUNER_SIM_UNCHARGED inline double scalar_as_double<uint64_t>(const uint64_t& v) { return static_cast<double>(v); }
 template <>
-inline double scalar_as_double<int32_t>(const int32_t& v) { return v; }
+TUNER_SIM_UNCHARGED inline double scalar_as_double<int32_t>(const int32_t& v) { return v; }
 template <>
-inline double scalar_as_double<uint32_t>(const uint32_t& v) { return v; }
+TUNER_SIM_UNCHARGED inline double scalar_as_double<uint32_t>(const uint32_t& v) { return v; }
 
 }  // namespace tuner_sim

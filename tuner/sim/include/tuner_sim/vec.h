@@ -8,25 +8,25 @@ namespace AscendC {
 namespace detail {
 
 template <typename T>
-inline tuner_sim::VecOperand operand(const LocalTensor<T>& t, uint32_t blk = 1, uint32_t rep = 8) {
+TUNER_SIM_UNCHARGED inline tuner_sim::VecOperand operand(const LocalTensor<T>& t, uint32_t blk = 1, uint32_t rep = 8) {
     return {t.tuner_off(), t.tuner_buf_end(), blk, rep, tuner_sim::elem_v<T>};
 }
 // What the APIs leave in the mask register, as the asc-devkit implementations do: a count-form API
 // runs SetMaskCount / SetVectorMask(0, count) / op / SetMaskNorm / ResetMask, so afterwards the register is
 // in normal mode with every lane set; a mask-form API with isSetMask = true writes its mask into the
 // register (AscendCUtils::SetMask) and leaves it there for later isSetMask = false calls.
-inline void mask_register_after_count_form() {
+TUNER_SIM_UNCHARGED inline void mask_register_after_count_form() {
     tuner_sim::MaskState& m = tuner_sim::mask_state();
     m.counter = false;
     m.hi = m.lo = ~0ull;
 }
-inline void mask_register_set_lanes(uint64_t lanes) {
+TUNER_SIM_UNCHARGED inline void mask_register_set_lanes(uint64_t lanes) {
     tuner_sim::MaskState& m = tuner_sim::mask_state();
     const uint64_t n = lanes > 128 ? 128 : lanes;
     m.lo = n >= 64 ? ~0ull : ((1ull << n) - 1);
     m.hi = n > 64 ? (n >= 128 ? ~0ull : ((1ull << (n - 64)) - 1)) : 0;
 }
-inline void set_count(tuner_sim::VecDesc& d, int64_t count) {
+TUNER_SIM_UNCHARGED inline void set_count(tuner_sim::VecDesc& d, int64_t count) {
     d.count_form = true;
     d.count = count < 0 ? 0 : uint64_t(count);
     mask_register_after_count_form();
@@ -38,11 +38,11 @@ struct Lanes {
     uint64_t lo, hi;
 };
 template <typename T>
-inline Lanes lanes(const uint64_t mask[]) {
+TUNER_SIM_UNCHARGED inline Lanes lanes(const uint64_t mask[]) {
     return {true, mask[0], sizeof(T) == 2 ? mask[1] : 0};
 }
-inline Lanes lanes(uint64_t mask) { return {false, mask, 0}; }
-inline void set_mask(tuner_sim::VecDesc& d, Lanes m, uint32_t repeat, bool isSetMask) {
+TUNER_SIM_UNCHARGED inline Lanes lanes(uint64_t mask) { return {false, mask, 0}; }
+TUNER_SIM_UNCHARGED inline void set_mask(tuner_sim::VecDesc& d, Lanes m, uint32_t repeat, bool isSetMask) {
     d.mask_bits = m.bits;
     d.mask_lo = m.lo;
     d.mask_hi = m.hi;
@@ -56,6 +56,7 @@ inline void set_mask(tuner_sim::VecDesc& d, Lanes m, uint32_t repeat, bool isSet
         mask_register_set_lanes(m.lo);
     }
 }
+TUNER_SIM_UNCHARGED
 inline tuner_sim::VecDesc desc(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls) {
     tuner_sim::VecDesc d{};
     d.api = api;
@@ -81,6 +82,7 @@ using Source = const typename identity<LocalTensor<T>>::type*;
 
 // One mask/repeat-form instruction with a destination and up to two sources (Binary, Scalar, Unary).
 template <typename T, typename P>
+TUNER_SIM_UNCHARGED
 inline void repeat_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls,
                         const LocalTensor<T>& dst, Source<T> src0, Source<T> src1, double scalar, Lanes m,
                         uint8_t repeat, const P& p, bool isSetMask) {
@@ -98,6 +100,7 @@ inline void repeat_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tu
 }
 // The count form: the first `count` elements, contiguous.
 template <typename T>
+TUNER_SIM_UNCHARGED
 inline void count_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tuner_sim::InstrClass cls,
                        const LocalTensor<T>& dst, Source<T> src0, Source<T> src1, double scalar, int64_t count) {
     auto d = desc(api, kind, op, cls);
@@ -113,6 +116,7 @@ inline void count_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tun
 // ---- binary: dst = src0 op src1 -------------------------------------------------------------------
 #define TUNER_SIM_BINARY(NAME, OP, CLS)                                                                      \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
                                 const LocalTensor<T>& src1, uint64_t mask[], const uint8_t repeatTime,      \
                                 const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) { \
@@ -122,6 +126,7 @@ inline void count_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tun
                             &src1, 0.0, detail::lanes<T>(mask), repeatTime, p, isSetMask);                  \
     }                                                                                                       \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
                                 const LocalTensor<T>& src1, uint64_t mask, const uint8_t repeatTime,        \
                                 const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) { \
@@ -131,6 +136,7 @@ inline void count_form(const char* api, tuner_sim::VecKind kind, uint8_t op, tun
                             &src1, 0.0, detail::lanes(mask), repeatTime, p, isSetMask);                     \
     }                                                                                                       \
     template <typename T>                                                                                   \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
                                 const LocalTensor<T>& src1, const int32_t& count,                           \
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
@@ -155,6 +161,7 @@ TUNER_SIM_BINARY(SubRelu, 9, Binary)
 // ---- tensor-scalar: dst = src op scalar ------------------------------------------------------------
 #define TUNER_SIM_SCALAR(NAME, OP)                                                                            \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
                                 uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,     \
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
@@ -165,6 +172,7 @@ TUNER_SIM_BINARY(SubRelu, 9, Binary)
                             repeatTime, p, isSetMask);                                                      \
     }                                                                                                       \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
                                 uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p,       \
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
@@ -175,6 +183,7 @@ TUNER_SIM_BINARY(SubRelu, 9, Binary)
                             repeatTime, p, isSetMask);                                                      \
     }                                                                                                       \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
                                 const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {        \
         TUNER_SIM_REQUIRE(NAME, T);                                                                         \
@@ -193,6 +202,7 @@ TUNER_SIM_SCALAR(LeakyRelu, 4)
 // ---- unary: dst = f(src) --------------------------------------------------------------------------
 #define TUNER_SIM_UNARY(NAME, OP, CLS)                                                                       \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],      \
                                 const uint8_t repeatTime, const UnaryRepeatParams& p,                      \
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
@@ -202,6 +212,7 @@ TUNER_SIM_SCALAR(LeakyRelu, 4)
                             nullptr, 0.0, detail::lanes<T>(mask), repeatTime, p, isSetMask);               \
     }                                                                                                       \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,        \
                                 const uint8_t repeatTime, const UnaryRepeatParams& p,                      \
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
@@ -211,6 +222,7 @@ TUNER_SIM_SCALAR(LeakyRelu, 4)
                             nullptr, 0.0, detail::lanes(mask), repeatTime, p, isSetMask);                  \
     }                                                                                                       \
     template <typename T>                                                                                   \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, \
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
         TUNER_SIM_REQUIRE(NAME, T);                                                                         \
@@ -232,6 +244,7 @@ TUNER_SIM_UNARY(Not, 7, UnarySimple)
 // ---- Duplicate ------------------------------------------------------------------------------------
 namespace detail {
 template <typename T>
+TUNER_SIM_UNCHARGED
 inline void duplicate(const LocalTensor<T>& dst, const T& value, Lanes m, uint8_t repeat, uint16_t blk, uint8_t rep,
                       bool isSetMask) {
     auto d = desc("Duplicate", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
@@ -242,6 +255,7 @@ inline void duplicate(const LocalTensor<T>& dst, const T& value, Lanes m, uint8_
 }
 }  // namespace detail
 template <typename T, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask,
                                  const uint8_t repeatTime, const uint16_t dstBlockStride,
                                  const uint8_t dstRepeatStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -250,6 +264,7 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue
     detail::duplicate(dst, scalarValue, detail::lanes(mask), repeatTime, dstBlockStride, dstRepeatStride, isSetMask);
 }
 template <typename T, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[],
                                  const uint8_t repeatTime, const uint16_t dstBlockStride,
                                  const uint8_t dstRepeatStride, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -259,6 +274,7 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue
                       isSetMask);
 }
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count,
                                  tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Duplicate, T);
@@ -269,6 +285,7 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue
 
 // ---- Brcb: 8 source elements per repeat, each broadcast to one 32-byte block -----------------------
 template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
                             const BrcbRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Brcb, T);
@@ -285,6 +302,7 @@ __aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src
     d.round = uint8_t(roundMode)
 
 template <typename T, typename U, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
                             const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,
                             tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -296,6 +314,7 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
                             const uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p,
                             tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -306,6 +325,7 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
                             const uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_CAST_PREAMBLE();
@@ -320,7 +340,7 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
 namespace detail {
 // int32_t operands are compared for equality only (asc-devkit Compare.md: int32_t supports EQ).
 template <typename T>
-inline void check_cmp_mode(const char* api, CMPMODE mode) {
+TUNER_SIM_UNCHARGED inline void check_cmp_mode(const char* api, CMPMODE mode) {
     if constexpr (std::is_same_v<T, int32_t>) {
         if (mode != CMPMODE::EQ) {
             tuner_sim::fault(tuner_sim::FaultClass::Unsupported,
@@ -331,6 +351,7 @@ inline void check_cmp_mode(const char* api, CMPMODE mode) {
 }
 }  // namespace detail
 template <typename T, typename U>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                                CMPMODE cmpMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
@@ -345,6 +366,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
 }
 namespace detail {
 template <typename T, typename U>
+TUNER_SIM_UNCHARGED
 inline void compare_repeat(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                            CMPMODE cmpMode, Lanes m, uint8_t repeat, const BinaryRepeatParams& p, bool isSetMask) {
     check_cmp_mode<T>("Compare", cmpMode);
@@ -357,6 +379,7 @@ inline void compare_repeat(const LocalTensor<U>& dst, const LocalTensor<T>& src0
 }
 }  // namespace detail
 template <typename T, typename U, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                                CMPMODE cmpMode, const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p,
                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -365,6 +388,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
     detail::compare_repeat(dst, src0, src1, cmpMode, detail::lanes(mask), repeatTime, p, isSetMask);
 }
 template <typename T, typename U, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                                CMPMODE cmpMode, const uint64_t mask[], uint8_t repeatTime,
                                const BinaryRepeatParams& p, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -373,6 +397,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
     detail::compare_repeat(dst, src0, src1, cmpMode, detail::lanes<T>(mask), repeatTime, p, isSetMask);
 }
 template <typename T, typename U>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar,
                                 CMPMODE cmpMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Compare, T);
@@ -387,6 +412,7 @@ __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>&
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
                               const LocalTensor<T>& src1, SELMODE selMode, uint32_t count,
                               tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -401,6 +427,7 @@ __aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& s
     tuner_sim::vec_exec(d);
 }
 template <typename T, typename U>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
                               T src1, SELMODE selMode, uint32_t count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(Select, T);
@@ -418,6 +445,7 @@ __aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& s
 // ---- reductions -----------------------------------------------------------------------------------
 namespace detail {
 template <typename T>
+TUNER_SIM_UNCHARGED
 inline tuner_sim::ReduceDesc reduce_desc(const char* api, tuner_sim::ReduceKind kind, tuner_sim::ReduceForm form,
                                          const LocalTensor<T>& dst, const LocalTensor<T>& src) {
     tuner_sim::ReduceDesc d{};
@@ -431,6 +459,7 @@ inline tuner_sim::ReduceDesc reduce_desc(const char* api, tuner_sim::ReduceKind 
 }
 // ReduceSum/Max/Min mask forms: the masked lanes of every repeat reduce to dst[0] (and the index).
 template <typename T>
+TUNER_SIM_UNCHARGED
 inline void reduce_repeats(const char* api, tuner_sim::ReduceKind kind, const LocalTensor<T>& dst,
                            const LocalTensor<T>& src, const LocalTensor<T>& tmp, Lanes m, int32_t repeat,
                            int32_t srcRepStride, bool calIndex) {
@@ -449,6 +478,7 @@ inline void reduce_repeats(const char* api, tuner_sim::ReduceKind kind, const Lo
 // they take their lanes from the mask register (SetVectorMask / SetMaskCount); with isSetMask == true they
 // leave their own mask there.
 template <typename T>
+TUNER_SIM_UNCHARGED
 inline void reduce_strided(const char* api, tuner_sim::ReduceKind kind, tuner_sim::ReduceForm form,
                            const LocalTensor<T>& dst, const LocalTensor<T>& src, Lanes m, int32_t repeat,
                            int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, uint8_t order,
@@ -476,6 +506,7 @@ inline void reduce_strided(const char* api, tuner_sim::ReduceKind kind, tuner_si
 
 #define TUNER_SIM_REDUCE_ALL(NAME, KIND, INDEX_PARAM, INDEX_ARG)                                            \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
                                 const LocalTensor<T>& sharedTmpBuffer, const int32_t count INDEX_PARAM,     \
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {                              \
@@ -490,6 +521,7 @@ inline void reduce_strided(const char* api, tuner_sim::ReduceKind kind, tuner_si
         tuner_sim::reduce_exec(d);                                                                          \
     }                                                                                                       \
     template <typename T>                                                                                   \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
                                 const LocalTensor<T>& sharedTmpBuffer, const int32_t mask,                  \
                                 const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,           \
@@ -500,6 +532,7 @@ inline void reduce_strided(const char* api, tuner_sim::ReduceKind kind, tuner_si
                                detail::lanes(uint64_t(mask)), repeatTime, srcRepStride, INDEX_ARG);         \
     }                                                                                                       \
     template <typename T>                                                                                   \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
                                 const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[],               \
                                 const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,           \
@@ -518,6 +551,7 @@ TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex
 
 #define TUNER_SIM_WHOLE_REDUCE(NAME, KIND, ORDER_PARAM, ORDER_ARG)                                          \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,   \
                                 const int32_t repeatTime, const int32_t dstRepStride,                       \
                                 const int32_t srcBlkStride, const int32_t srcRepStride ORDER_PARAM,         \
@@ -529,6 +563,7 @@ TUNER_SIM_REDUCE_ALL(ReduceMin, Min, TUNER_SIM_COMMA bool calIndex = 0, calIndex
                                srcRepStride, ORDER_ARG, isSetMask);                                         \
     }                                                                                                       \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],\
                                 const int32_t repeatTime, const int32_t dstRepStride,                       \
                                 const int32_t srcBlkStride, const int32_t srcRepStride ORDER_PARAM,         \
@@ -549,6 +584,7 @@ TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = 
 
 #define TUNER_SIM_BLOCK_REDUCE(NAME, KIND)                                                                   \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
                                 const int32_t repeatTime, const int32_t mask, const int32_t dstRepStride,   \
                                 const int32_t srcBlkStride, const int32_t srcRepStride,                     \
@@ -560,6 +596,7 @@ TUNER_SIM_WHOLE_REDUCE(WholeReduceMin, Min, TUNER_SIM_COMMA ReduceOrder order = 
                                srcRepStride, 0, isSetMask);                                                 \
     }                                                                                                       \
     template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
                                 const int32_t repeatTime, const uint64_t mask[], const int32_t dstRepStride,\
                                 const int32_t srcBlkStride, const int32_t srcRepStride,                     \
@@ -580,13 +617,13 @@ TUNER_SIM_BLOCK_REDUCE(BlockReduceMin, Min)
 
 // ---- mask control (scalar pipe; hardware orders it against V) --------------------------------------
 template <typename T, MaskMode mode = MaskMode::NORMAL>
-__aicore__ inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow) {
+TUNER_SIM_UNCHARGED __aicore__ inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow) {
     auto& m = tuner_sim::mask_state();
     m.hi = maskHigh;
     m.lo = maskLow;
 }
 template <typename T, MaskMode mode = MaskMode::NORMAL>
-__aicore__ inline void SetVectorMask(int32_t len) {
+TUNER_SIM_UNCHARGED __aicore__ inline void SetVectorMask(int32_t len) {
     auto& m = tuner_sim::mask_state();
     if (m.counter) {
         m.hi = 0;
@@ -598,11 +635,11 @@ __aicore__ inline void SetVectorMask(int32_t len) {
     m.lo = n >= 64 ? ~0ull : ((1ull << n) - 1);
     m.hi = n > 64 ? (n >= 128 ? ~0ull : ((1ull << (n - 64)) - 1)) : 0;
 }
-__aicore__ inline void ResetMask() {
+TUNER_SIM_UNCHARGED __aicore__ inline void ResetMask() {
     auto& m = tuner_sim::mask_state();
     m.hi = m.lo = ~0ull;
 }
-__aicore__ inline void SetMaskCount() { tuner_sim::mask_state().counter = true; }
-__aicore__ inline void SetMaskNorm() { tuner_sim::mask_state().counter = false; }
+TUNER_SIM_UNCHARGED __aicore__ inline void SetMaskCount() { tuner_sim::mask_state().counter = true; }
+TUNER_SIM_UNCHARGED __aicore__ inline void SetMaskNorm() { tuner_sim::mask_state().counter = false; }
 
 }  // namespace AscendC
