@@ -200,11 +200,24 @@ def cache_root() -> Path:
 
 
 def compiler() -> str:
-    """The host C++ compiler ($CXX or g++)."""
+    """The host C++ compiler ($CXX or g++): GCC 12 or newer, whose instrumentation the model charges a kernel's
+    scalar code by (KERNEL_FLAGS) and which leaves the simulator's own header code out of it."""
     cxx = os.environ.get("CXX", "g++")
     if shutil.which(cxx) is None:
         raise ToolchainError(f"the simulator needs a C++17 compiler; '{cxx}' was not found (install g++ or set CXX)")
+    _check_gcc(cxx)
     return cxx
+
+
+@cache
+def _check_gcc(cxx: str) -> None:
+    banner = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    version = subprocess.run([cxx, "-dumpfullversion"], capture_output=True, text=True).stdout.strip()
+    major = int(version.split(".")[0]) if version.split(".")[0].isdigit() else 0
+    if "clang" in banner.lower() or major < 12:
+        found = banner.splitlines()[0] if banner else cxx
+        raise ToolchainError(f"the simulator needs GCC 12 or newer as its C++ compiler, found '{found}' "
+                             "(install g++-12 and set CXX=g++-12)")
 
 
 def _digest(*parts: bytes | str) -> str:
@@ -503,6 +516,22 @@ def _compile_jail(readable: list[Path], out: Path) -> Jail:
     return Jail(readable=(*readable, *extra), scratch=out, system=True, proc=True)
 
 
+# The C library's copies a kernel's object may call, and the runtime's wrappers that charge them as scalar work.
+CHARGED_MEMORY_CALLS = {"memcpy": "tuner_sim_memcpy", "memmove": "tuner_sim_memmove", "memset": "tuner_sim_memset"}
+
+
+def _charge_memory_calls(obj: Path, jail: Jail | None) -> None:
+    """Point the object's calls of memcpy/memmove/memset at the runtime's charged wrappers (GCC keeps a call for a
+    copy of variable length; without this, GM->UB by memcpy would cost nothing)."""
+    renames = [f"--redefine-sym={old}={new}" for old, new in CHARGED_MEMORY_CALLS.items()]
+    objcopy = shutil.which("objcopy")
+    if objcopy is None:
+        raise ToolchainError("the simulator needs objcopy (binutils), which was not found")
+    proc = _run([objcopy, *renames, str(obj)], "objcopy", jail)
+    if proc.returncode != 0:
+        raise ToolchainError(f"objcopy failed on the kernel object: {proc.stderr.strip()}")
+
+
 def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple[str, ...] = (), *,
                  check_object: Callable[[Path], None] | None = None, untrusted: bool = False) -> Executable:
     """Compile `source` and link its entry `kernel` with the simulator runtime; cached by content, and the cached
@@ -552,6 +581,7 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
                 raise CompileError(f"{source}: error: no kernel function named '{kernel}' in this source "
                                    "(check --kernel)", proc.stderr)
             raise _compile_error(proc.stderr, [source], soc)
+        _charge_memory_calls(obj, jail)
         check(obj)
         static = ["-static"] if untrusted else []
         proc = _run([cxx, *static, "-pthread", str(obj), str(runtime / "driver.o"), str(socd / "soc_config.o"),
@@ -582,6 +612,7 @@ def build_program(sources: list[Path], output: Path, soc: Soc, defines: list[str
                          "-I", str(src.resolve().parent), "-c", str(src), "-o", str(obj)], "compile")
             if proc.returncode != 0:
                 raise _compile_error(proc.stderr, sources, soc)
+            _charge_memory_calls(obj, None)
             objects.append(str(obj))
         proc = _run([cxx, "-pthread", *objects, str(socd / "soc_config.o"), str(runtime / "libtunersim.a"),
                      "-o", str(output)], "link")

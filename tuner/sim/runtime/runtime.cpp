@@ -1557,6 +1557,23 @@ TUNER_SIM_ACCESS_CALLBACKS(16)
 void __asan_loadN_noabort(const void* addr, size_t bytes) { tuner_sim::kernel_access(addr, bytes, false); }
 void __asan_storeN_noabort(const void* addr, size_t bytes) { tuner_sim::kernel_access(addr, bytes, true); }
 
+// memcpy, memmove and memset as the kernel's code calls them (build.py renames the calls in the kernel's object):
+// the copy is the kernel's own scalar loads and stores, so a bulk copy between GM and UB is not free.
+void* tuner_sim_memcpy(void* dst, const void* src, size_t bytes) {
+    tuner_sim::kernel_access(src, bytes, false);
+    tuner_sim::kernel_access(dst, bytes, true);
+    return memcpy(dst, src, bytes);
+}
+void* tuner_sim_memmove(void* dst, const void* src, size_t bytes) {
+    tuner_sim::kernel_access(src, bytes, false);
+    tuner_sim::kernel_access(dst, bytes, true);
+    return memmove(dst, src, bytes);
+}
+void* tuner_sim_memset(void* dst, int value, size_t bytes) {
+    tuner_sim::kernel_access(dst, bytes, true);
+    return memset(dst, value, bytes);
+}
+
 // Called before a call that does not return (a throw, exit), and around a kernel source's dynamic
 // initializers of globals (host code, before any launch): there is nothing to count.
 void __asan_handle_no_return() {}
