@@ -1173,7 +1173,10 @@ void write_report(const Launch& L, const char* path, double task_us) {
             "time from measured single-core bandwidth curves (size-dependent, clamped), 32- vs 512-byte GM alignment; "
             "the copies in flight on the chip share its GM bandwidth at each moment (max-min fair)\", \"vector cost = "
             "issue + repeats x cycles per 256-byte repeat, by instruction class and dtype; UB bank conflicts are in "
-            "the binary-op cost, not derived from addresses\", \"%s\", \"head cost grows with the number of blocks; "
+            "the binary-op cost, not derived from addresses\", \"the kernel's own scalar code (its basic blocks, its "
+            "loads and stores of UB and GM through pointers, GetValue/SetValue, memcpy) is charged to the S pipe "
+            "from instrumentation counts, GM through a model of the scalar data cache\", \"%s\", \"head cost "
+            "grows with the number of blocks; "
             "blocks beyond the vector cores run in waves\"],\n",
             g_l2_warm ? "GM data resident in L2 (--l2 warm): copies at the L2-hit single-core rate share L2 bandwidth, "
                         "except GM tensors whose SetL2CacheHint disables L2"
