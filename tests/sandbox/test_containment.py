@@ -175,10 +175,12 @@ def test_packaged_builds_and_the_cache_cannot_be_tampered_with(tmp_path: Path):
 
 def test_a_tampered_cached_build_is_rebuilt(tmp_path: Path):
     exe = build_kernel(ADD, "add_custom", SOC, untrusted=True)
-    honest = file_digest(exe.path)
-    exe.path.write_bytes(b"#!/bin/sh\necho pwned\n")
+    tampered = b"#!/bin/sh\necho pwned\n"
+    exe.path.write_bytes(tampered)
     again = build_kernel(ADD, "add_custom", SOC, untrusted=True)
-    assert again.path == exe.path and not again.cached and file_digest(again.path) == honest
+    assert again.path == exe.path and not again.cached and again.path.read_bytes() != tampered
+    assert file_digest(again.path) == (again.path.parent / build.APP_DIGEST).read_text().strip()
+    assert build_kernel(ADD, "add_custom", SOC, untrusted=True).cached
 
 
 def test_a_huge_static_array_is_refused_without_filling_the_disk(tmp_path: Path):

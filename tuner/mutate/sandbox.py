@@ -37,7 +37,8 @@ class ScreenedBackend(Backend):
         if getattr(self.inner, "screens_objects", False):  # builds a host object the symbol check can read
             try:
                 check = partial(check_symbols, jailed=self.jailed)
-                return self.inner.build(source, kernel, defines, check_object=check, untrusted=self.jailed)
+                jailed = {"untrusted": True} if self.jailed else {}  # only a backend that sandboxes takes it
+                return self.inner.build(source, kernel, defines, check_object=check, **jailed)
             except ScreenError as exc:
                 raise CompileError(f"rejected by the symbol check: {exc}", str(exc)) from None
             except SandboxUnavailable as exc:
