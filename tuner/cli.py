@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
+import signal
 import sys
 from pathlib import Path
 
 import click
-import numpy as np
 
 from tuner.errors import CompileError, TunerError, UsageError
 
-EXIT_FAULT, EXIT_USAGE, EXIT_COMPILE = 1, 2, 3
+EXIT_FAULT, EXIT_USAGE, EXIT_COMPILE, EXIT_INTERRUPTED = 1, 2, 3, 130
 
 
 def _fail(message: str, code: int) -> None:
@@ -32,12 +33,52 @@ def _run_guarded(fn):
         sys.exit(EXIT_COMPILE)
     except TunerError as exc:
         _fail(str(exc), EXIT_FAULT)
+    except Exception as exc:  # a storage or disk that failed under the command, or this process's memory
+        _fail(_environment_failure(exc), EXIT_FAULT)
 
 
-@click.group()
+def _environment_failure(exc: Exception) -> str:
+    """The one line for a failure of what the command runs on; `exc` itself again when it is none of those."""
+    if isinstance(exc, MemoryError):
+        return "out of memory (the machine could not give this command what it needed)"
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    from tuner.search.storage import storage_failure
+
+    failure = storage_failure(exc)
+    if failure is None:
+        raise exc
+    return str(failure)
+
+
+class _Commands(click.Group):
+    """The tuner's commands: Ctrl-C ends any of them with one line and exit 130 (never click's `Aborted!`)."""
+
+    def invoke(self, ctx: click.Context):  # noqa: ANN201 - click's signature
+        # Taken even when the tuner was started with SIGINT ignored (in the background of a script), as the
+        # search loop takes it: `kill -INT` stops a command cleanly in every phase, never only in some.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("error: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="tuner")
 def main() -> None:
     """Make Ascend C operators fast: templates, search, and a CPU simulator of the vector core."""
+
+
+def _soc(name: str):  # noqa: ANN202 - tuner.data.socs.Soc, imported only when a command needs it
+    """The SoC a user named in any case (ascend910b2 is Ascend910B2); UsageError if unknown."""
+    from tuner.data.socs import UnknownSocError, get_soc
+
+    try:
+        return get_soc(name)
+    except UnknownSocError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _format_bytes(n: int) -> str:
@@ -89,12 +130,21 @@ def _print_summary(result, max_rows: int = 8) -> None:
 def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple[str, ...], arg_specs: tuple[str, ...],
              json_path: str | None, trace: Path | None, no_auto_sync: bool, timeout_s: float, l2: str) -> None:
     """Compile an Ascend C kernel, run it on the CPU simulator, check it, and model its time."""
-    from tuner.sim.args import GmOut, parse_arg
+    import numpy as np
+
+    from tuner.sim.args import GmOut, check_output_path, check_simulation_memory, parse_arg
     from tuner.sim.run import simulate as run_simulation
 
     def go():
+        if not (math.isfinite(timeout_s) and timeout_s > 0):
+            raise UsageError(f"--timeout must be a positive, finite number of seconds (got {timeout_s})")
+        if json_path and json_path != "-":
+            check_output_path(Path(json_path), f"--json {json_path}")
+        if trace is not None:
+            check_output_path(trace, f"--trace {trace}")
         args = [parse_arg(spec) for spec in arg_specs]
-        return args, run_simulation(source, kernel, block_dim, args, soc=soc, defines=defines,
+        check_simulation_memory(args)
+        return args, run_simulation(source, kernel, block_dim, args, soc=_soc(soc).name, defines=defines,
                                     auto_sync=not no_auto_sync, trace=trace, timeout_s=timeout_s, l2=l2)
 
     args, result = _run_guarded(go)
@@ -126,24 +176,19 @@ def sim_build(sources: tuple[Path, ...], output: Path, soc: str, defines: tuple[
 
     Running the program writes the simulator's report to $TUNER_SIM_REPORT when it is set.
     """
-    from tuner.data.socs import UnknownSocError, get_soc
     from tuner.sim.build import build_program
 
     def go():
         for src in sources:
             if not src.is_file():
                 raise UsageError(f"no such source file: {src}")
-        try:
-            spec = get_soc(soc)
-        except UnknownSocError as exc:
-            raise UsageError(str(exc)) from None
-        return build_program(list(sources), output, spec, defines)
+        spec = _soc(soc)
+        return spec.name, build_program(list(sources), output, spec, defines)
 
-    built = _run_guarded(go)
-    click.echo(f"built {built} for {soc} (simulator); run it, with TUNER_SIM_REPORT=report.json for the report")
+    name, built = _run_guarded(go)
+    click.echo(f"built {built} for {name} (simulator); run it, with TUNER_SIM_REPORT=report.json for the report")
 
 
-EXIT_INTERRUPTED = 130
 _STORAGE_HELP = "Optuna storage URL (default: sqlite:///<runs-dir>/tuner.db); postgresql+psycopg://... for workers."
 
 
@@ -228,7 +273,7 @@ def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, wor
             if not sep or not name.strip():
                 raise UsageError(f"--option '{spec}': expected NAME=VALUE")
             options[name.strip()] = value.strip()
-        choice = choose_backend(backend, soc)
+        choice = choose_backend(backend, _soc(soc).name if soc else None)
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=choice.soc, backend=choice.backend,
                            workers=workers, profile=profile, budget=budget, sampler=sampler, seed=seed, jobs=jobs,
                            time_limit_s=time_limit, storage=storage,
@@ -250,8 +295,6 @@ def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, wor
         click.echo("interrupted: the running trials were pruned; the summary so far:", err=True)
         _print_run(exc.summary, as_json)
         sys.exit(EXIT_INTERRUPTED)
-    except KeyboardInterrupt:
-        _fail("interrupted", EXIT_INTERRUPTED)
     if prepare:
         click.echo(json.dumps({"studies": summary}) if as_json else "\n".join(summary))
         return
@@ -276,21 +319,18 @@ def show(run: str | None, storage: str | None, runs_dir: Path, as_json: bool) ->
     def go():
         store, url = open_storage(storage, runs_dir)
         if run is None:
-            return store, url, sorted(run_studies(store)), None
+            summaries = [summarize(store, url, name, runs_dir=runs_dir) for name in sorted(run_studies(store))]
+            return url, [(s.run, s.trials, s.best_us, s.time_source) for s in summaries], None
         try:
-            return store, url, [], summarize(store, url, run, runs_dir=runs_dir)
+            return url, [], summarize(store, url, run, runs_dir=runs_dir)
         except LookupError:
             known = ", ".join(sorted(run_studies(store))) or "none"
             raise UsageError(f"no run '{run}' in {url} (runs: {known})") from None
 
-    store, url, names, summary = _run_guarded(go)
+    url, rows, summary = _run_guarded(go)
     if summary is not None:
         _print_run(summary, as_json)
         return
-    rows = []
-    for name in names:
-        s = summarize(store, url, name, runs_dir=runs_dir)
-        rows.append((name, s.trials, s.best_us, s.time_source))
     if as_json:
         click.echo(json.dumps([{"run": r, "trials": t, "best_us": b, "time_source": src} for r, t, b, src in rows]))
         return
@@ -391,10 +431,7 @@ def bench(ops_list: str | None, budget: int, soc: str, backend: str, jobs: int, 
         err.print(f"  {result.case.label}: {verdict} ({result.trials} trials, {result.seconds:.0f} s)",
                   highlight=False)
 
-    try:
-        result = _run_guarded(lambda: suite_bench.run_bench(config, progress, done))
-    except KeyboardInterrupt:
-        _fail("interrupted", EXIT_INTERRUPTED)
+    result = _run_guarded(lambda: suite_bench.run_bench(config, progress, done))
     if report is not None:
         command = " ".join(["tuner bench", *([f"--ops {ops_list}"] if ops_list else []), f"--budget {budget}",
                             f"--soc {result.soc}", f"--report {report}"])

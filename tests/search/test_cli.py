@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -18,6 +19,8 @@ import pytest
 from optuna.trial import TrialState
 
 from tuner.search.storage import open_storage, run_studies
+
+from .disks import damage, digest, fill, remount, tmpfs
 
 SMALL = ["--shape", "16x200", "--seed", "3"]
 
@@ -48,9 +51,57 @@ def _one_line_error(proc: subprocess.CompletedProcess, code: int, *fragments: st
     (["optimize", "softmax", "--backend", "npu"], ["npu backend is not available"]),
     (["show", "no-such-run"], ["no run 'no-such-run'"]),
     (["export", "no-such-run", "out"], ["no run 'no-such-run'"]),
+    (["optimize", "softmax", "--time-limit", "-1"], ["--time-limit must be a positive, finite number", "-1"]),
+    (["optimize", "softmax", "--time-limit", "nan"], ["--time-limit must be a positive, finite number", "nan"]),
+    (["optimize", "softmax", "--plateau-eps", "nan"], ["--plateau-eps must be a relative improvement", "nan"]),
+    (["optimize", "softmax", "--plateau-eps", "-0.5"], ["--plateau-eps must be a relative improvement"]),
+    (["optimize", "softmax", "--llm-timeout", "inf"], ["--llm-timeout must be a positive, finite number", "inf"]),
+    (["optimize", "softmax", "--jobs", "-2"], ["--jobs must be at least 1 (got -2)"]),
+    (["optimize", "softmax", "--workers", "0"], ["--workers must be at least 1 (got 0)"]),
+    (["optimize", "softmax", "--plateau", "-1"], ["--plateau must not be negative (got -1)"]),
+    (["optimize", "rmsnorm", "--option", "eps=nan"], ["option eps=nan: not a finite number"]),
+    (["optimize", "softmax", "--run", "../../escape"], ["run name '../../escape' is not one safe path component"]),
+    (["optimize", "softmax", "--run", ".."], ["run name '..' is not one safe path component"]),
+    (["optimize", "softmax", "--shape", "4096x4096", "--jobs", "1000000"], ["1000000 candidates at once",
+                                                                           "needs about", "available"]),
+    (["bench", "--jobs", "0"], ["--jobs must be at least 1 (got 0)"]),
+    (["bench", "--soc", "ascend999"], ["unknown SoC 'ascend999'"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragments):
     _one_line_error(tuner(*args, cwd=tmp_path), 2, *fragments)
+    assert not (tmp_path / "runs").exists() or args[0] in ("show", "export")
+
+
+def test_a_run_the_machine_cannot_hold_is_refused_before_it_takes_memory(tmp_path):
+    from tuner.ops import get_operator
+    from tuner.search.loop import run_memory_bytes
+    from tuner.sim.args import available_memory
+
+    need, (room, _) = run_memory_bytes(get_operator("softmax"), (40000, 40000), "float16", 2), available_memory()
+    if need <= room:
+        pytest.skip(f"this machine has {room / 2**30:.0f} GiB available: 40000x40000 fits")
+    proc = subprocess.Popen([sys.executable, "-m", "tuner.cli", "optimize", "softmax", "--shape", "40000x40000"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    done = subprocess.CompletedProcess(proc.args, os.waitstatus_to_exitcode(status), proc.stdout.read(),
+                                       proc.stderr.read())
+    _one_line_error(done, 2, "softmax 40000x40000 float16", f"needs about {need / 2**30:.1f} GiB of memory; "
+                    "this machine has ", "GiB available")
+    assert usage.ru_maxrss < 2 * 2**20, "refused only after taking memory"  # KiB
+
+
+def test_a_soc_in_any_case_names_the_same_run(tmp_path):
+    proc = tuner("optimize", "softmax", *SMALL, "--soc", "ascend910b2", "--prepare", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "times are simulated, Ascend910B2 model" in proc.stderr
+    studies = json.loads(proc.stdout)["studies"]
+    assert studies and all(name.startswith("softmax-16x200-float16-Ascend910B2-sim:") for name in studies)
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("cases:\n  - {op: softmax, shape: [65536, 65536], dtype: float16}\n")  # refused, not run
+    bench = tuner("bench", "--suite", str(suite), "--soc", "ASCEND910B2", "--json", cwd=tmp_path)
+    assert bench.returncode == 0, bench.stderr
+    result = json.loads(bench.stdout)
+    assert result["soc"] == "Ascend910B2" and result["cases"][0]["run"] == "softmax-65536x65536-float16-Ascend910B2-sim"
 
 
 def test_storage_problems_are_one_line_errors(tmp_path):
@@ -222,3 +273,125 @@ def test_dashboard_serves_runs_with_kernel_sources(cli_run):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def _finished(runs: Path, run: str) -> set[tuple[str, int, TrialState]]:
+    storage, _ = open_storage(None, runs)
+    found = run_studies(storage, run).get(run, [])
+    done = {(i.variant, t.number, t.state) for i in found
+            for t in optuna.load_study(study_name=i.name, storage=storage).trials if t.state.is_finished()}
+    storage.engine.dispose()
+    return done
+
+
+def test_a_damaged_database_is_one_line_and_left_untouched(cli_run, tmp_path):
+    cwd, proc = cli_run
+    run = json.loads(proc.stdout)["run"]
+    shutil.copytree(cwd / "runs", tmp_path / "runs")
+    before = _finished(tmp_path / "runs", run)
+    backup = tmp_path / "backup.db"
+    shutil.copyfile(tmp_path / "runs" / "tuner.db", backup)
+    damaged = damage(tmp_path / "runs" / "tuner.db")
+    for args in (["optimize", "softmax", *SMALL, "--budget", "10"], ["show"], ["show", run], ["export", run, "x"]):
+        _one_line_error(tuner(*args, cwd=tmp_path), 2, "runs/tuner.db is damaged", "nothing was written to it")
+    assert digest(tmp_path / "runs" / "tuner.db") == damaged
+    shutil.copyfile(backup, tmp_path / "runs" / "tuner.db")  # restored, the run is all there
+    assert _finished(tmp_path / "runs", run) == before
+
+
+def test_a_read_only_runs_directory_is_one_line_and_the_run_resumes_once_writable(cli_run, tmp_path):
+    cwd, proc = cli_run
+    run = json.loads(proc.stdout)["run"]
+    before = _finished(cwd / "runs", run)
+    with tmpfs(tmp_path / "runs", "16m") as runs:
+        shutil.copytree(cwd / "runs", runs, dirs_exist_ok=True)
+        remount(runs, "ro")
+        try:
+            for args in (["optimize", "softmax", *SMALL, "--budget", "10"], ["show", run]):
+                _one_line_error(tuner(*args, cwd=tmp_path), 2, "cannot write in runs (Read-only file system)")
+        finally:
+            remount(runs, "rw")
+        done = tuner("optimize", "softmax", *SMALL, "--budget", "10", "--json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["trials"] == 10 and before <= _finished(runs, run)
+
+
+def test_a_disk_that_fills_during_the_search_ends_it_in_one_line_and_the_run_resumes(tmp_path):
+    args = ("--budget", "12", "--run", "full")
+    with tmpfs(tmp_path / "runs", "8m") as runs:
+        proc = _start(tmp_path, *args)
+        _wait_for_trials(tmp_path, "full", 2, proc)
+        filler = fill(runs)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 1, err
+        assert "Traceback" not in err
+        last = err.strip().splitlines()[-1]
+        assert last.startswith("error: ") and ("database or disk is full" in last or "No space left" in last), err
+        filler.unlink()
+        before = _finished(runs, "full")
+        assert before
+        done = tuner("optimize", "softmax", *SMALL, *args, "--json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["trials"] == 12 and before <= _finished(runs, "full")
+
+
+def test_ctrl_c_is_130_in_every_phase_even_where_the_shell_started_the_tuner_with_sigint_ignored(tmp_path):
+    args = ("--budget", "6", "--run", "ignored", "--json")
+    ignored = [sys.executable, "-c", "import signal, sys, runpy; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+               "sys.argv = ['tuner', *sys.argv[1:]]; runpy.run_module('tuner.cli', run_name='__main__')",
+               "optimize", "softmax", *SMALL, *args]
+    proc = subprocess.Popen(ignored, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    assert proc.stderr.readline().startswith("backend: sim")  # the inputs, references and studies come next
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err.strip().splitlines()[-1]
+    done = tuner("optimize", "softmax", *SMALL, *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["trials"] == 6
+
+
+SPIN = """#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void spin(GM_ADDR x) {
+    volatile uint32_t n = 0;
+    while (true) { n = n + 1; }
+}
+"""
+
+
+def test_simulate_takes_ctrl_c_as_130_and_writes_nothing(tmp_path):
+    (tmp_path / "spin.cpp").write_text(SPIN)
+    proc = subprocess.Popen([sys.executable, "-m", "tuner.cli", "simulate", "spin.cpp", "--kernel", "spin",
+                             "--block-dim", "1", "--arg", "out=z.npy:float16:64", "--json", "r.json"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(3)  # building, or spinning until --timeout
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip() == "error: interrupted", err
+    assert not (tmp_path / "z.npy").exists() and not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize(("arg", "fragments"), [
+    ("out=z.npy:float16:99999999999999", ["the simulation (largest GM buffer: z.npy", "needs about",
+                                          "GiB available"]),
+    ("out=/nonexistent/dir/z.npy:float16:4096", ["out=/nonexistent/dir/z.npy:float16:4096: directory "
+                                                 "/nonexistent/dir does not exist"]),
+    ("in=empty.npy", ["--arg in=empty.npy: empty.npy is empty (0 bytes), not a .npy file"]),
+    ("--json=/nonexistent/r.json", ["--json /nonexistent/r.json: directory /nonexistent does not exist"]),
+    ("--timeout=nan", ["--timeout must be a positive, finite number of seconds (got nan)"]),
+])
+def test_simulate_refuses_what_it_could_not_finish_before_building(tmp_path, arg, fragments):
+    import numpy as np
+
+    np.save(tmp_path / "x.npy", np.ones(4096, np.float16))
+    (tmp_path / "empty.npy").write_bytes(b"")
+    (tmp_path / "add.cpp").write_text("this does not compile\n")  # a build would end in exit 3
+    args = ["in=x.npy", "in=x.npy", "out=z.npy:float16:4096", "u32=4096", "u32=2"]
+    extra = [arg] if arg.startswith("--") else []
+    if not extra:
+        args[0 if arg.startswith("in=") else 2] = arg
+    proc = tuner("simulate", "add.cpp", "--kernel", "add_custom", "--block-dim", "4",
+                 *[f"--arg={a}" for a in args], *extra, cwd=tmp_path)
+    _one_line_error(proc, 2, *fragments)

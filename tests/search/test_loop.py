@@ -191,3 +191,22 @@ def test_a_twin_of_a_running_candidate_waits_for_it_instead_of_running_again(tmp
     assert first.user_attrs["measured"] and second.user_attrs["duplicate_of"] == first.number
     assert second.state == first.state and second.value == first.value
     assert _measured(_trials(config)) == 4
+
+
+def test_ctrl_c_while_the_winner_is_exported_is_an_interrupt_with_the_summary(tmp_path, monkeypatch):
+    from tuner.search.loop import Interrupted, Optimizer
+
+    exports = []
+
+    def export_interrupted(self) -> None:
+        exports.append(self.stop_reason)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Optimizer, "_export_best", export_interrupted)
+    config = _config(tmp_path, budget=3, shape=(4, 64))
+    with pytest.raises(Interrupted) as info:
+        optimize(config)
+    assert exports == ["budget of 3 trials reached"]  # after the search, which had ended by itself
+    summary = info.value.summary
+    assert summary.stop_reason == "interrupted" and summary.trials == 3 and summary.best is not None
+    assert all(t.state.is_finished() for ts in _trials(config).values() for t in ts)

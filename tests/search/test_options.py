@@ -30,6 +30,9 @@ def test_bad_options_are_one_line_usage_errors():
         OptionedSoftmax().with_options({"epsilon": "1"})
     with pytest.raises(UsageError, match="option eps=tiny: not a number"):
         OptionedSoftmax().with_options({"eps": "tiny"})
+    for value in ("nan", "inf", "-inf"):
+        with pytest.raises(UsageError, match=f"option eps={value}: not a finite number"):
+            OptionedSoftmax().with_options({"eps": value})
     with pytest.raises(UsageError, match="softmax has no option 'eps' \\(options: none\\)"):
         Softmax().with_options({"eps": "1e-5"})
 
@@ -40,6 +43,17 @@ def test_options_reach_the_template(tmp_path: Path):
     text = render_kernel(template, kernel="k", dtype="float32", struct="S", tiling_fields=[], structural={},
                          options=OptionedSoftmax().with_options({"eps": "1e-5"}).opts)
     assert text == "constexpr float EPS = 1e-05f;\n"
+
+
+def test_a_run_name_is_one_safe_path_component():
+    from tuner.search.loop import check_run_name
+
+    for good in ("softmax-4096x4096-float16-Ascend910B2-sim", "gelu-7x1001-float16-Ascend910B2-sim-approximate=tanh",
+                 "rmsnorm-8x8-float16-Ascend910B2-sim-eps=1e+30", "v1.2_run:a"):
+        assert check_run_name(good) == good
+    for bad in ("../../escape", "..", ".", "a/b", "/abs", "-x", ".hidden", "a b", "x" * 201, "", "a\nb"):
+        with pytest.raises(UsageError, match="is not one safe path component"):
+            check_run_name(bad)
 
 
 def test_an_option_off_its_default_names_a_different_run():

@@ -3,13 +3,18 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import optuna
 import pytest
+import sqlalchemy.exc
 from optuna.trial import TrialState
 
+from tuner.search import leases
 from tuner.search.leases import LEASE_S, LeaseKeeper, owner, recover_abandoned
-from tuner.search.storage import StorageError, open_storage, run_studies
+from tuner.search.storage import StorageError, StorageFailure, open_storage, run_studies, storage_failure
+
+from .disks import damage, digest, fill, remount, tmpfs
 
 
 def _study(tmp_path, name="s"):
@@ -113,3 +118,109 @@ def test_a_trial_killed_before_its_first_lease_is_abandoned_unless_another_worke
     assert recover_abandoned(study) == [unowned.number]
     keeper.stop()
     assert study.user_attrs[f"worker:{keeper.me['host']}:{keeper.me['pid']}:{keeper.me['start']}"]["lease_until"] == 0
+
+
+def _with_trials(db: Path, count: int = 3) -> list[int]:
+    """A study with `count` finished trials in a fresh SQLite file; returns their values."""
+    storage, _ = open_storage(f"sqlite:///{db}")
+    study = optuna.create_study(storage=storage, study_name="kept")
+    for value in range(count):
+        trial = study.ask({"x": optuna.distributions.IntDistribution(0, 100)})
+        study.tell(trial, float(value))
+    storage.engine.dispose()
+    return list(range(count))
+
+
+def _values(db: Path) -> list[float]:
+    storage, _ = open_storage(f"sqlite:///{db}")
+    values = [t.value for t in optuna.load_study(study_name="kept", storage=storage).trials]
+    storage.engine.dispose()
+    return values
+
+
+def test_a_damaged_page_is_refused_in_one_line_and_the_file_is_left_as_it_was(tmp_path):
+    db = tmp_path / "tuner.db"
+    _with_trials(db)
+    before = damage(db)
+    with pytest.raises(StorageError, match="tuner.db is damaged \\(On tree page .*\\); nothing was written to it: "
+                                           "restore it from a backup") as info:
+        open_storage(f"sqlite:///{db}")
+    assert "\n" not in str(info.value) and digest(db) == before
+
+
+def test_a_read_only_directory_is_refused_and_the_trials_are_there_once_it_is_writable(tmp_path):
+    with tmpfs(tmp_path / "runs", "4m") as runs:
+        db = runs / "tuner.db"
+        values = _with_trials(db)
+        remount(runs, "ro")
+        try:
+            with pytest.raises(StorageError, match=f"storage {db}: cannot write in {runs} \\(Read-only file system\\)"):
+                open_storage(f"sqlite:///{db}")
+        finally:
+            remount(runs, "rw")
+        assert _values(db) == values
+
+
+def test_a_full_disk_is_refused_and_the_trials_are_there_once_there_is_room(tmp_path):
+    with tmpfs(tmp_path / "runs", "2m") as runs:
+        db = runs / "tuner.db"
+        values = _with_trials(db)
+        filler = fill(runs)
+        with pytest.raises(StorageError, match="tuner.db: its disk is full \\(\\d+ KiB free\\); free some space"):
+            open_storage(f"sqlite:///{db}")
+        filler.unlink()
+        assert _values(db) == values
+
+
+@pytest.mark.parametrize("url", ["sqlite:////proc/nonexistent/x.db", "sqlite:////proc/x.db"])
+def test_a_storage_where_no_file_can_be_made_is_one_line(url):
+    with pytest.raises(StorageError, match="cannot write in /proc") as info:
+        open_storage(url)
+    assert "\n" not in str(info.value)
+
+
+def _failed_commit(message: str) -> optuna.exceptions.StorageInternalError:
+    """What Optuna raises when SQLite refuses a commit: its error, under SQLAlchemy's, under Optuna's."""
+    try:
+        try:
+            raise sqlalchemy.exc.OperationalError("COMMIT", {}, sqlite3.OperationalError(message))
+        except sqlalchemy.exc.OperationalError as exc:
+            raise optuna.exceptions.StorageInternalError("An exception is raised during the commit.") from exc
+    except optuna.exceptions.StorageInternalError as exc:
+        return exc
+
+
+@pytest.mark.parametrize(("cause", "hint"), [
+    ("database or disk is full", "free some space there and re-run the command: it resumes"),
+    ("attempt to write a readonly database", "make the storage's directory writable"),
+    ("database disk image is malformed", "the database is damaged"),
+])
+def test_a_storage_failing_mid_run_is_named_by_its_cause(cause, hint):
+    failure = storage_failure(_failed_commit(cause))
+    assert isinstance(failure, StorageFailure)
+    assert str(failure).startswith(f"the storage failed: {cause}; {hint}")
+    assert storage_failure(ValueError("not a storage's")) is None
+
+
+class _FullStorage:
+    """A storage whose every write fails as a full disk does."""
+
+    def set_study_user_attr(self, *args) -> None:
+        raise _failed_commit("database or disk is full")
+
+    set_trial_user_attr = set_study_user_attr
+
+
+def test_leases_that_cannot_be_written_lapse_without_stopping_the_worker(tmp_path, monkeypatch):
+    storage, study = _study(tmp_path)
+    keeper = LeaseKeeper(storage)
+    keeper.register(study)
+    keeper.claim(study.ask({"x": optuna.distributions.IntDistribution(0, 100)})._trial_id)
+    keeper.storage = _FullStorage()
+    monkeypatch.setattr(leases, "REFRESH_S", 0.01)
+    keeper.start()
+    time.sleep(0.3)
+    assert keeper._thread.is_alive()  # renewing went on failing, and the thread with it
+    keeper.stop()  # the run's own error is the one to report, not this
+    keeper._thread.join(timeout=5)
+    assert not keeper._thread.is_alive()

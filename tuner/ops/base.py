@@ -141,7 +141,8 @@ class Operator(ABC):
 
     def with_options(self, given: Mapping[str, str | float]) -> Operator:
         """A copy of this operator with the given option values (strings from the command line are parsed
-        as the default's type); UsageError for an unknown option or a value of the wrong kind."""
+        as the default's type); UsageError for an unknown option, a value of the wrong kind or a number that is
+        not finite."""
         bound = copy.copy(self)
         bound.opts = dict(self.options)
         for name, raw in given.items():
@@ -154,6 +155,8 @@ class Operator(ABC):
                     bound.opts[name] = float(raw)
                 except ValueError:
                     raise UsageError(f"option {name}={raw}: not a number") from None
+                if not math.isfinite(bound.opts[name]):
+                    raise UsageError(f"option {name}={raw}: not a finite number")
             else:
                 bound.opts[name] = str(raw)
         return bound

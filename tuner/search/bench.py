@@ -8,7 +8,7 @@ import re
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,11 +20,12 @@ from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.ops import get_operator, operator_names
 from tuner.ops.base import UnsupportedShapeError, shape_text
-from tuner.search.loop import Interrupted, Progress, RunConfig, optimize
+from tuner.search.loop import Interrupted, Progress, RunConfig, check_numbers, optimize
 from tuner.search.report import RunSummary
 from tuner.search.space import SpaceError
 from tuner.search.storage import open_storage, run_studies
 from tuner.search.templates import TemplateError
+from tuner.sim.args import MemoryLimitError
 
 DEFAULT_BUDGET = 40
 BENCH_RUNS_DIR = Path("runs/bench")
@@ -201,12 +202,13 @@ ProgressFactory = Callable[[BenchCase], AbstractContextManager[Callable[[Progres
 def run_case(config: BenchConfig, case: BenchCase,
              progress: Callable[[Progress], None] | None = None) -> CaseResult:
     """Tune one case (resuming its run if the storage already holds it). A shape the operator refuses, or a
-    template that cannot be used, is a case without a kernel, not an error of the bench."""
+    template that cannot be used, or a case this machine has not the memory for, is a case without a kernel,
+    not an error of the bench."""
     run_config = config.run_config(case)
     started = time.monotonic()
     try:
         summary = optimize(run_config, progress)
-    except (UnsupportedShapeError, TemplateError, SpaceError) as exc:
+    except (UnsupportedShapeError, TemplateError, SpaceError, MemoryLimitError) as exc:
         return CaseResult(case, run_config.run_name, False, f"refused: {exc}", None, None, None, None, None, None,
                           0, time.monotonic() - started, False)
     seconds = _add_seconds(config, summary.run, time.monotonic() - started)
@@ -234,6 +236,9 @@ def run_bench(config: BenchConfig, progress: ProgressFactory | None = None,
         soc = get_soc(config.soc).name
     except UnknownSocError as exc:
         raise UsageError(str(exc)) from None
+    config = replace(config, soc=soc)  # the runs of ascend910b2 are those of Ascend910B2
+    for case in config.cases:
+        check_numbers(config.run_config(case))
     backend = make_backend(config.backend, soc).name
     result = BenchResult(backend, soc, time_source(backend, soc), config.budget, [], len(config.cases))
     for case in config.cases:

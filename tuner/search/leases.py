@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+import sqlalchemy.exc
 from optuna.trial import TrialState
 
 LEASE_S = 60.0
 REFRESH_S = 10.0
+# What a storage that cannot be written raises (disk full, read-only, unreachable); a lease then lapses.
+STORAGE_ERRORS = (optuna.exceptions.StorageInternalError, sqlalchemy.exc.SQLAlchemyError)
 
 
 def _process_start(pid: int) -> str:
@@ -119,12 +122,16 @@ class LeaseKeeper:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop renewing; the registrations are marked ended so other workers need not wait for them."""
+        """Stop renewing; the registrations are marked ended so other workers need not wait for them (when the
+        storage can still be written: else they lapse)."""
         self._stop.set()
         with self._lock:
             studies = list(self._studies)
         for study_id in studies:
-            self._register(study_id, 0.0)
+            try:
+                self._register(study_id, 0.0)
+            except STORAGE_ERRORS:
+                return
 
     def register(self, study: optuna.Study) -> None:
         """Announce this worker on `study` (before it asks anything there)."""
@@ -151,10 +158,13 @@ class LeaseKeeper:
             with self._lock:
                 trials, studies = list(self._trials), list(self._studies)
             until = time.time() + LEASE_S
-            for study_id in studies:
-                self._register(study_id, until)
-            for trial_id in trials:
-                try:
-                    self.storage.set_trial_user_attr(trial_id, "lease_until", until)
-                except (RuntimeError, ValueError):  # the trial finished meanwhile; it is released next
-                    continue
+            try:
+                for study_id in studies:
+                    self._register(study_id, until)
+                for trial_id in trials:
+                    try:
+                        self.storage.set_trial_user_attr(trial_id, "lease_until", until)
+                    except (RuntimeError, ValueError):  # the trial finished meanwhile; it is released next
+                        continue
+            except STORAGE_ERRORS:  # the loop meets the same failure and ends the run; the next round retries
+                continue

@@ -9,9 +9,11 @@ to avoid them and none can become best.
 
 from __future__ import annotations
 
+import errno
 import importlib.metadata
 import json
 import math
+import re
 import shutil
 import signal
 import tempfile
@@ -39,10 +41,10 @@ from tuner.backends.npu.timing import interleaved_retime, winner
 from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
 from tuner.errors import TunerError, UsageError
 from tuner.ops import get_operator
-from tuner.ops.base import UnsupportedShapeError, shape_text, to_torch
+from tuner.ops.base import DTYPE_BYTES, Operator, UnsupportedShapeError, shape_text, to_torch
 from tuner.search import report
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import INFEASIBLE, INTERRUPTED, Evaluator, Outcome, RunInputs
+from tuner.search.evaluate import INFEASIBLE, INPUT_SETS, INTERRUPTED, Evaluator, Outcome, RunInputs
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
 from tuner.search.rewrites import (
     REPAIRABLE,
@@ -56,8 +58,9 @@ from tuner.search.rewrites import (
 from tuner.search.roofline import roofline
 from tuner.search.samplers import SAMPLERS, make_sampler
 from tuner.search.space import PROJECT_ROOT, SearchSpace, Variant, load_space, run_context, with_rewrites
-from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, open_storage
+from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, ask_lock, open_storage
 from tuner.search.winners import export_trial
+from tuner.sim.args import check_memory
 from tuner.sim.build import stop_children
 
 PATIENCE_ASKS = 50
@@ -66,6 +69,10 @@ RETIME_TOP, RETIME_ROUNDS = 5, 3  # on a device: the best few re-timed, interlea
 UCB_C = 0.5
 # Outcomes a repeat of the same point would reproduce: copied to duplicates instead of re-running.
 DETERMINISTIC = ("infeasible", "render_error", "compile_error", "fault", "wrong_result", "timeout")
+# A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
+# Errors of the disk itself, which no candidate causes: they stop the run instead of failing trial after trial.
+DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -116,6 +123,52 @@ class RunConfig:
         changed = get_operator(self.op).with_options(self.options).changed_options()
         suffix = "".join(f"-{name}={value}" for name, value in sorted(changed.items()))
         return f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}{suffix}"
+
+
+def check_run_name(name: str) -> str:
+    """`name` if it is a safe run name (it becomes runs/<name>/), else UsageError."""
+    if not RUN_NAME.fullmatch(name):
+        raise UsageError(f"run name '{name}' is not one safe path component: letters, digits and -_.:=+ (starting "
+                         "with a letter or digit), at most 200 characters")
+    return name
+
+
+def check_numbers(config: RunConfig) -> None:
+    """UsageError naming the first setting that is not a sensible number."""
+    for flag, value, least in (("--budget", config.budget, 1), ("--jobs", config.jobs, 1),
+                               ("--workers", config.workers, 1), ("--llm-max-calls", config.llm_max_calls, 0),
+                               ("--repair-rounds", config.repair_rounds, 0), ("--plateau", config.plateau, 0)):
+        if value < least:
+            raise UsageError(f"{flag} must be at least {least} (got {value})" if least else
+                             f"{flag} must not be negative (got {value})")
+    for flag, seconds in (("--time-limit", config.time_limit_s), ("--llm-timeout", config.llm_timeout_s)):
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise UsageError(f"{flag} must be a positive, finite number of seconds (got {seconds})")
+    if not (math.isfinite(config.plateau_eps) and 0 <= config.plateau_eps < 1):
+        raise UsageError(f"--plateau-eps must be a relative improvement from 0 up to (not including) 1 "
+                         f"(got {config.plateau_eps})")
+
+
+def run_memory_bytes(op: Operator, shape: tuple[int, ...], dtype: str, jobs: int, sets: int = INPUT_SETS) -> int:
+    """Host memory a run of `op` at `shape` and `dtype` needs at its peak, from what the code holds:
+
+    - for the whole run (RunInputs): per input set, the inputs at `dtype`, and per output element the float32 copy
+      of the float64 reference and its float32 inverse tolerance (8 bytes);
+    - while a set is made: its inputs drawn in float64, the float64 references, and Expected.of's three float64
+      temporaries of the largest output;
+    - per candidate running at once (`jobs`): the simulator's GM holding inputs and outputs, the same bytes again in
+      its scratch files (tmpfs), and in the tuner the inputs written out, the outputs of two input sets plus the one
+      being read back, and the check's float32 differences (8 bytes an output element).
+
+    The sets are made before any candidate runs, so the larger of the last two parts counts."""
+    item = DTYPE_BYTES[dtype]
+    ins = sum(math.prod(s) for s in op.input_shapes(shape).values())
+    out_sizes = [math.prod(s) for s in op.output_shapes(shape).values()]
+    outs = sum(out_sizes)
+    kept = sets * (item * ins + 8 * outs)
+    making = 8 * ins + 8 * outs + 24 * max(out_sizes, default=0)
+    per_candidate = 2 * item * (ins + outs) + item * ins + 3 * item * outs + 8 * outs
+    return kept + max(making, jobs * per_candidate)
 
 
 @dataclass
@@ -184,6 +237,15 @@ class _InFlight:
     followers: list[optuna.trial.Trial] = field(default_factory=list)
 
 
+@dataclass
+class _Waiting:
+    """A trial whose point an earlier trial of another worker (`twin_id`) is measuring."""
+
+    state: _VariantState
+    trial: optuna.trial.Trial
+    twin_id: int
+
+
 def _provenance(config: RunConfig, backend_version: str) -> dict[str, Any]:
     """What produced a study's numbers, so a result can be traced and a stale one recognised."""
     return {"tuner_version": importlib.metadata.version("tuner"), "backend_version": backend_version,
@@ -195,20 +257,9 @@ class Optimizer:
     """Runs one tuning job; build with `Optimizer(config)` then call `run()`."""
 
     def __init__(self, config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> None:
-        if config.budget < 1:
-            raise UsageError(f"--budget must be at least 1 (got {config.budget})")
+        check_numbers(config)
         if config.sampler not in SAMPLERS:
             raise UsageError(f"unknown sampler '{config.sampler}' (known: {', '.join(SAMPLERS)})")
-        if config.llm_timeout_s <= 0:
-            raise UsageError(f"--llm-timeout must be positive (got {config.llm_timeout_s})")
-        if config.jobs < 1:
-            raise UsageError(f"--jobs must be at least 1 (got {config.jobs})")
-        for flag, value in (("--llm-max-calls", config.llm_max_calls), ("--repair-rounds", config.repair_rounds),
-                            ("--plateau", config.plateau), ("--plateau-eps", config.plateau_eps)):
-            if value < 0:
-                raise UsageError(f"{flag} must not be negative (got {value})")
-        self.config = config
-        self.on_progress = on_progress
         self.op = get_operator(config.op).with_options(config.options)
         self.op.check_dtype(config.dtype)
         self.op.check_shape(config.shape)
@@ -216,14 +267,20 @@ class Optimizer:
             self.soc = get_soc(config.soc)
         except UnknownSocError as exc:
             raise UsageError(str(exc)) from None
+        config = replace(config, soc=self.soc.name)  # ascend910b2 names the same run as Ascend910B2
+        self.config = config
+        self.on_progress = on_progress
+        self.jobs = max(config.jobs, config.workers)
+        check_memory(run_memory_bytes(self.op, config.shape, config.dtype, self.jobs),
+                     f"{self.op.name} {shape_text(config.shape)} {config.dtype} ({INPUT_SETS} input sets with their "
+                     f"references, {self.jobs} candidates at once)")
+        self.run_name = check_run_name(config.run_name)
         if config.profile not in (None, "msprof"):
             raise UsageError(f"--profile {config.profile}: the one profiler is msprof")
         if config.profile and config.backend != "npu":
             raise UsageError("--profile msprof profiles on an NPU (--backend npu); the simulator's own report is "
                              "already in every trial")
         self.backend = make_backend(config.backend, self.soc.name, config.workers)
-        self.jobs = max(config.jobs, config.workers)
-        self.run_name = config.run_name
         self.run_dir = config.runs_dir / self.run_name
         self.space: SearchSpace = with_rewrites(load_space(self.op.name, config.project), self.run_dir / "variants")
         self.context = run_context(self.op, config.shape, config.dtype, self.soc)
@@ -235,6 +292,7 @@ class Optimizer:
         self.cache = CompileCache(self.backend)
         self.leases = LeaseKeeper(self.storage)
         self.states: dict[str, _VariantState] = {}
+        self.waiting: list[_Waiting] = []
         self.skipped: dict[str, str] = {}
         self.stop_reason = ""
         self.counts: Counter = Counter()
@@ -421,46 +479,72 @@ class Optimizer:
         return Outcome(error_class=previous.user_attrs.get("error_class"),
                        detail=previous.user_attrs.get("error_detail", ""))
 
-    def _wait_for_other_worker(self, state: _VariantState, number: int) -> optuna.trial.FrozenTrial | None:
-        """Wait for a RUNNING duplicate owned by another worker; None if it did not end with a result."""
-        while True:
-            trial = state.study._storage.get_trial(state.study._storage.get_trial_id_from_study_id_trial_number(
-                state.study._study_id, number))
-            if trial.state != TrialState.RUNNING:
-                return trial if _reproducible(trial) else None
-            if is_abandoned(trial):  # its worker died: evaluate the point here instead
-                return None
-            time.sleep(0.5)
+    def _twin(self, state: _VariantState, trial: optuna.trial.Trial) -> optuna.trial.FrozenTrial | None:
+        """The trial of the same point whose result `trial` takes, read from the storage now: a finished one that a
+        repeat would reproduce, else the earliest running one asked before it (by any worker) that is not
+        abandoned; None when the point is new. Asked earlier, not just running: two workers never wait for each
+        other."""
+        key = _key(trial.params)
+        finished = running = None
+        for other in state.study.get_trials(deepcopy=False):
+            if other._trial_id == trial._trial_id or _key(other.params) != key:
+                continue
+            if _reproducible(other):
+                finished = finished or other
+            elif other.state == TrialState.RUNNING and other._trial_id < trial._trial_id and \
+                    not is_abandoned(other) and running is None:
+                running = other
+        return finished or running
+
+    def _place(self, state: _VariantState, trial: optuna.trial.Trial, inflight: dict[int, _InFlight],
+               pool: ThreadPoolExecutor) -> bool:
+        """Decide, under the ask lock, what a feasible trial is: a follower of this worker's running twin, a copy
+        of a finished twin, a trial waiting for another worker's twin, or a new candidate (True)."""
+        key = _key(trial.params)
+        mine = next((f for f in inflight.values() if f.state is state and _key(f.trial.params) == key), None)
+        if mine is not None:
+            mine.followers.append(trial)
+            return False
+        twin = self._twin(state, trial)
+        if twin is not None and twin.state == TrialState.RUNNING:
+            self.waiting.append(_Waiting(state, trial, twin._trial_id))
+            return False
+        if twin is not None:
+            self._tell(state, trial, self._from_seen(twin), duplicate_of=twin.user_attrs.get("duplicate_of",
+                                                                                             twin.number))
+            return False
+        trial.set_user_attr("candidate", True)
+        future = pool.submit(state.evaluator.evaluate, dict(trial.params), self.best_us())
+        inflight[trial._trial_id] = _InFlight(state, trial, future)
+        state.measured += 1
+        return True
 
     def _ask(self, state: _VariantState, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> bool:
-        """Ask one point; tell it at once if it is infeasible or a duplicate. True if it became a new candidate."""
+        """Ask one point (under the ask lock); tell it at once if it is infeasible or a duplicate. True if it
+        became a new candidate."""
         start = time.perf_counter()
         trial = state.study.ask(fixed_distributions=state.variant.distributions(self.context))
         self.sampler_s += time.perf_counter() - start
         self.leases.claim(trial._trial_id)
-        params = trial.params
-        point = state.variant.evaluate(params, self.context)
-        key = _key(params)
-        state.queued.discard(key)
-        if not point.feasible:
-            self._tell(state, trial, Outcome(error_class=INFEASIBLE, detail=point.why_infeasible()))
-            self._enqueue_nearest(state, trial, inflight)
-            return False
-        twin = next((f for f in inflight.values() if f.state is state and _key(f.trial.params) == key), None)
-        if twin is not None:
-            twin.followers.append(trial)
-            return False
-        previous = state.seen.get(key)
-        if previous is not None and previous.state == TrialState.RUNNING:
-            previous = self._wait_for_other_worker(state, previous.number)
-        if previous is not None:
-            self._tell(state, trial, self._from_seen(previous), duplicate_of=previous.number)
-            return False
-        trial.set_user_attr("candidate", True)
-        future = pool.submit(state.evaluator.evaluate, dict(params), self.best_us())
-        inflight[trial._trial_id] = _InFlight(state, trial, future)
-        state.measured += 1
-        return True
+        state.queued.discard(_key(trial.params))
+        point = state.variant.evaluate(trial.params, self.context)
+        if point.feasible:
+            return self._place(state, trial, inflight, pool)
+        self._tell(state, trial, Outcome(error_class=INFEASIBLE, detail=point.why_infeasible()))
+        self._enqueue_nearest(state, trial, inflight)
+        return False
+
+    def _resolve_waiting(self, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> None:
+        """Place again every waiting trial whose twin has ended (or was abandoned): it copies the twin's result,
+        waits for another, or is measured here."""
+        waiting, self.waiting = self.waiting, []
+        for item in waiting:
+            twin = item.state.study._storage.get_trial(item.twin_id)
+            if twin.state == TrialState.RUNNING and not is_abandoned(twin):
+                self.waiting.append(item)
+                continue
+            with ask_lock(self.storage):
+                self._place(item.state, item.trial, inflight, pool)
 
     def _enqueue_nearest(self, state: _VariantState, trial: optuna.trial.Trial,
                          inflight: dict[int, _InFlight]) -> None:
@@ -481,6 +565,8 @@ class Optimizer:
         except TunerError:
             raise
         except Exception as exc:  # the tuner's own error: FAIL, never PRUNED, so it is not mistaken for the kernel's
+            if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:  # the disk's, which ends the run
+                raise
             flight.trial.set_user_attr("error_class", "tuner_error")
             flight.trial.set_user_attr("error_detail", f"{exc.__class__.__name__}: {exc}"[:4000])
             self.leases.release(flight.trial._trial_id)
@@ -605,9 +691,14 @@ class Optimizer:
             else:
                 self._time_torch(inputs)
                 self._loop()
-                self._retime()
-                self._profile_winner()
-            self._export_best()
+            try:
+                if not finished:
+                    self._retime()
+                    self._profile_winner()
+                self._export_best()
+            except KeyboardInterrupt:  # every trial is told by now: the summary is what the search found
+                self.stop_reason = "interrupted"
+                raise Interrupted(self._summary(finished=finished)) from None
             return self._summary(finished=finished)
         finally:
             self.leases.stop()
@@ -615,46 +706,61 @@ class Optimizer:
 
     def _loop(self) -> None:
         """Ask, evaluate and tell until the budget or a stop condition; Ctrl-C is taken between storage calls
-        (an interrupted SQLite write could leave the database locked), so every trial is told cleanly."""
+        (an interrupted SQLite write could leave the database locked), so every trial is told cleanly. On any
+        way out but the end of the search, the candidates still running are stopped: their trials stay RUNNING
+        under this worker, and the next run retries them."""
         inflight: dict[int, _InFlight] = {}
         deadline = None if self.config.time_limit_s is None else self._start + self.config.time_limit_s
         pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="tuner-eval")
-        with _sigint_as_flag() as interrupted:
-            while not interrupted.is_set():
-                while len(inflight) < self.jobs and not self.stop_reason and not interrupted.is_set():
-                    if deadline is not None and time.monotonic() >= deadline:
-                        self.stop_reason = f"time limit of {self.config.time_limit_s:g} s reached"
+        try:
+            with _sigint_as_flag() as interrupted:
+                while not interrupted.is_set():
+                    while len(inflight) + len(self.waiting) < self.jobs and not self.stop_reason and \
+                            not interrupted.is_set():
+                        if deadline is not None and time.monotonic() >= deadline:
+                            self.stop_reason = f"time limit of {self.config.time_limit_s:g} s reached"
+                            break
+                        with ask_lock(self.storage):  # counting the budget, choosing and asking: one worker at once
+                            for state in self.states.values():
+                                self._refresh(state)
+                            if self.used() >= self.config.budget:
+                                break
+                            state = self._choose()
+                            if state is None:
+                                self.stop_reason = "every feasible point of every variant has been tried"
+                                break
+                            productive = self._ask(state, inflight, pool)
+                        if not productive:
+                            self._unproductive()
+                            self._progress()
+                    if not inflight and not self.waiting:
                         break
-                    for state in self.states.values():
-                        self._refresh(state)
-                    if self.used() >= self.config.budget:
-                        break
-                    state = self._choose()
-                    if state is None:
-                        self.stop_reason = "every feasible point of every variant has been tried"
-                        break
-                    if not self._ask(state, inflight, pool):
-                        self._unproductive()
-                        self._progress()
-                if not inflight:
-                    break
-                done, _ = wait([f.future for f in inflight.values()], timeout=0.25, return_when=FIRST_COMPLETED)
-                if interrupted.is_set():  # results of processes that the same Ctrl-C stopped are not verdicts
-                    stop_children()  # they run in sessions of their own, out of the terminal's reach
-                    break
-                for trial_id in [i for i, f in inflight.items() if f.future in done]:
-                    if self._finish(inflight.pop(trial_id)):
-                        self._idle_asks = 0
+                    if inflight:
+                        done, _ = wait([f.future for f in inflight.values()], timeout=0.25,
+                                       return_when=FIRST_COMPLETED)
                     else:
-                        self._unproductive()
-                if done:
-                    self._progress()
-            if interrupted.is_set():
-                self._interrupt()
-                pool.shutdown(wait=False, cancel_futures=True)
-                self.stop_reason = "interrupted"
-                self._export_best()
-                raise Interrupted(self._summary())
+                        done = set()
+                        time.sleep(0.25)
+                    if interrupted.is_set():  # results of processes that the same Ctrl-C stopped are not verdicts
+                        break
+                    for trial_id in [i for i, f in inflight.items() if f.future in done]:
+                        if self._finish(inflight.pop(trial_id)):
+                            self._idle_asks = 0
+                        else:
+                            self._unproductive()
+                    self._resolve_waiting(inflight, pool)
+                    if done:
+                        self._progress()
+                if interrupted.is_set():
+                    stop_children()  # they run in sessions of their own, out of the terminal's reach
+                    self._interrupt()
+                    self.stop_reason = "interrupted"
+                    self._export_best()
+                    raise Interrupted(self._summary())
+        except BaseException:
+            stop_children()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
         if not self.stop_reason:
             self.stop_reason = f"budget of {self.config.budget} trials reached"
         pool.shutdown(wait=True)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,91 @@ _DTYPES = {
     "float64": np.float64, "double": np.float64,
 }
 _SCALARS = {"u32": ("<I", 4), "i32": ("<i", 4), "u64": ("<Q", 8), "i64": ("<q", 8), "f32": ("<f", 4)}
+NPY_MAGIC = b"\x93NUMPY"
+_UNLIMITED = 1 << 60  # cgroup v1 writes "no limit" as a number near 2**63
+
+
+class MemoryLimitError(UsageError):
+    """Raised before a command starts when what it would hold in memory exceeds what the machine has free."""
+
+
+def _meminfo_available(meminfo: Path) -> int | None:
+    try:
+        for line in meminfo.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _cgroup_room(proc_cgroup: Path, cgroup_root: Path) -> int | None:
+    """Bytes this process's memory cgroup (v2, or v1) may still take: its tightest limit less its usage."""
+    try:
+        lines = proc_cgroup.read_text().splitlines()
+    except OSError:
+        return None
+    rooms = []
+    for line in lines:
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        _, controllers, group = fields
+        if controllers == "":
+            base, limit_file, usage_file = cgroup_root, "memory.max", "memory.current"
+        elif "memory" in controllers.split(","):
+            base, limit_file, usage_file = cgroup_root / "memory", "memory.limit_in_bytes", "memory.usage_in_bytes"
+        else:
+            continue
+        directory = base / group.lstrip("/")
+        for level in (directory, *directory.parents):  # a limit on any ancestor binds too
+            limit, usage = _read_int(level / limit_file), _read_int(level / usage_file)
+            if limit is not None and limit < _UNLIMITED and usage is not None:
+                rooms.append(max(0, limit - usage))
+            if level == base:
+                break
+    return min(rooms) if rooms else None
+
+
+def available_memory(meminfo: Path = Path("/proc/meminfo"), proc_cgroup: Path = Path("/proc/self/cgroup"),
+                     cgroup_root: Path = Path("/sys/fs/cgroup")) -> tuple[int, str] | None:
+    """Bytes of memory this process can still get, and where that number comes from: MemAvailable, or the
+    room left under the memory cgroup's limit when that is lower. None when neither can be read."""
+    found = [(n, "MemAvailable") for n in [_meminfo_available(meminfo)] if n is not None]
+    found += [(n, "cgroup memory limit") for n in [_cgroup_room(proc_cgroup, cgroup_root)] if n is not None]
+    return min(found) if found else None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB"
+
+
+def check_memory(needed: int, what: str) -> None:
+    """MemoryLimitError when `needed` bytes (for `what`) exceed the memory available now."""
+    room = available_memory()
+    if room is not None and needed > room[0]:
+        raise MemoryLimitError(f"{what} needs about {_gib(needed)} of memory; this machine has {_gib(room[0])} "
+                               f"available ({room[1]})")
+
+
+def check_output_path(path: Path, what: str) -> None:
+    """UsageError unless a file can be written at `path`: its directory exists and is writable, and it is not a
+    directory itself."""
+    parent = path.parent
+    if path.is_dir():
+        raise UsageError(f"{what}: {path} is a directory")
+    if not parent.is_dir():
+        raise UsageError(f"{what}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{what}: directory {parent} is not writable")
 
 
 def parse_dtype(name: str) -> np.dtype:
@@ -54,7 +141,7 @@ class GmOut:
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+        return math.prod(self.shape) * np.dtype(self.dtype).itemsize
 
 
 @dataclass(frozen=True)
@@ -108,6 +195,46 @@ def _read(path: str) -> Path:
     return p
 
 
+def _load_npy(path: Path, spec: str) -> np.ndarray:
+    """The array in a .npy file, after checking that the file is one and that its data fits in memory."""
+    with open(path, "rb") as handle:
+        magic = handle.read(len(NPY_MAGIC))
+    if not magic:
+        raise UsageError(f"--arg {spec}: {path} is empty (0 bytes), not a .npy file")
+    if magic != NPY_MAGIC:
+        raise UsageError(f"--arg {spec}: {path} is not a .npy file (it does not start with numpy's magic bytes)")
+    try:
+        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise UsageError(f"--arg {spec}: {path} is not a readable .npy array ({exc})") from None
+    check_memory(mapped.nbytes, f"--arg {spec} ({mapped.nbytes} bytes)")
+    return np.array(mapped, order="C")
+
+
+def simulation_bytes(args: list[KernelArg]) -> int:
+    """Memory a `tuner simulate` run of `args` takes beyond the inputs already loaded: each input once more in the
+    simulator's GM and once in its scratch file; each output in GM, in its scratch file, read back and copied
+    into an array; raw buffers in GM and a file."""
+    total = 0
+    for arg in args:
+        if isinstance(arg, GmIn):
+            total += 2 * arg.array.nbytes
+        elif isinstance(arg, GmOut):
+            total += 4 * arg.nbytes
+        elif isinstance(arg, GmBytes):
+            total += 2 * len(arg.data)
+    return total
+
+
+def check_simulation_memory(args: list[KernelArg]) -> None:
+    """MemoryLimitError, naming the largest buffer, when a `tuner simulate` run of `args` would not fit."""
+    buffers = [(a.nbytes, a.name) for a in args if isinstance(a, GmOut)]
+    buffers += [(a.array.nbytes, a.name) for a in args if isinstance(a, GmIn)]
+    if buffers:
+        size, name = max(buffers)
+        check_memory(simulation_bytes(args), f"the simulation (largest GM buffer: {name}, {_gib(size)})")
+
+
 def parse_arg(spec: str) -> KernelArg:
     """Parse one `--arg`: in=F.npy, out=F.npy:DTYPE:D0xD1, bytes=F, struct=F, u32=V, i32=V, u64=V, i64=V, f32=V."""
     key, sep, value = spec.partition("=")
@@ -116,11 +243,7 @@ def parse_arg(spec: str) -> KernelArg:
     key = key.strip().lower()
     if key == "in":
         path = _read(value)
-        try:
-            array = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as exc:
-            raise UsageError(f"--arg {spec}: cannot read a .npy array: {exc}") from None
-        return GmIn(np.ascontiguousarray(array), name=path.name)
+        return GmIn(_load_npy(path, spec), name=path.name)
     if key == "out":
         parts = value.split(":")
         if len(parts) != 3:
@@ -131,7 +254,9 @@ def parse_arg(spec: str) -> KernelArg:
             raise UsageError(f"--arg {spec}: shape '{parts[2]}' is not like 8x2048") from None
         if any(d <= 0 for d in shape):
             raise UsageError(f"--arg {spec}: every dimension must be positive")
-        return GmOut(parse_dtype(parts[1]), shape, name=Path(parts[0]).name, path=Path(parts[0]))
+        out = GmOut(parse_dtype(parts[1]), shape, name=Path(parts[0]).name, path=Path(parts[0]))
+        check_output_path(Path(parts[0]), f"--arg {spec}")
+        return out
     if key == "bytes":
         path = _read(value)
         return GmBytes(path.read_bytes(), name=path.name)
