@@ -68,6 +68,8 @@ def summary_table(summary: RunSummary) -> Table:
                           f"{_params(best.params if best else None)}")
     if summary.speedup is not None:
         table.add_row("speedup", f"{summary.speedup:.2f}x over the baseline")
+    if summary.suspect:
+        table.add_row("suspect", f"[bold]{summary.suspect}[/bold]; re-verified on every input set, but check it")
     if summary.predicted_us is not None:
         table.add_row("predicted", f"{_us(summary.predicted_us)} for the best (simulated, {summary.soc} model)")
     torch = summary.device.get("torch", {})

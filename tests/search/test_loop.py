@@ -210,3 +210,42 @@ def test_ctrl_c_while_the_winner_is_exported_is_an_interrupt_with_the_summary(tm
     summary = info.value.summary
     assert summary.stop_reason == "interrupted" and summary.trials == 3 and summary.best is not None
     assert all(t.state.is_finished() for ts in _trials(config).values() for t in ts)
+
+
+def test_a_candidate_far_faster_than_the_baseline_is_flagged_and_shown(tmp_path, monkeypatch):
+    from tuner.console import summary_table
+    from tuner.search import evaluate
+
+    # At a factor of 1, anything faster than the measured baseline is "too good": the run must hand the
+    # evaluator its baseline's time for that to be seen.
+    monkeypatch.setattr(evaluate, "SUSPECT_SPEEDUP", 1.0)
+    config = _config(tmp_path, budget=10, rewrites=False)
+    summary = optimize(config)
+    flagged = [t for ts in _trials(config).values() for t in ts if "suspect" in t.user_attrs]
+    assert summary.best_us < summary.baseline_us and flagged
+    assert all("faster than the baseline" in t.user_attrs["suspect"] and t.user_attrs["verified_sets"] == INPUT_SETS
+               for t in flagged)
+    assert summary.to_json()["suspect"] == summary.best.attrs["suspect"]
+    rows = {row[0]: row[1] for row in zip(*(col._cells for col in summary_table(summary).columns), strict=True)}
+    assert "re-verified on every input set" in rows["suspect"]
+
+
+def test_a_kept_rewrite_that_no_longer_renders_is_skipped_on_resume(tmp_path):
+    import yaml
+
+    from tuner.search.space import REWRITE_FILE, TEMPLATES_DIR, load_space
+
+    config = _config(tmp_path, budget=4, rewrites=False)
+    optimize(config)
+    parent = load_space("softmax").variants["rows"]
+    directory = config.runs_dir / config.run_name / "variants" / "rows+llm-1"
+    directory.mkdir(parents=True)
+    template = (TEMPLATES_DIR / "softmax" / "rows" / "kernel.cpp.j2").read_text()
+    bomb = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n"
+    (directory / "kernel.cpp.j2").write_text(bomb + template)
+    space = {k: v for k, v in parent.raw.items() if k not in ("lineage", "template")}
+    (directory / REWRITE_FILE).write_text(yaml.safe_dump(
+        {"name": "rows+llm-1", "parent": "rows", "origin": "llm", "proposal": "p", "rationale": "", "space": space}))
+    summary = optimize(_config(tmp_path, budget=8, rewrites=False))
+    assert summary.trials == 8
+    assert "rows+llm-1" in summary.skipped and "no longer loads" in summary.skipped["rows+llm-1"]

@@ -45,6 +45,7 @@ from tuner.ops.base import DTYPE_BYTES, Operator, UnsupportedShapeError, shape_t
 from tuner.search import report
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import INFEASIBLE, INPUT_SETS, INTERRUPTED, Evaluator, Outcome, RunInputs
+from tuner.search.expr import ExpressionError
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
 from tuner.search.rewrites import (
     REPAIRABLE,
@@ -57,8 +58,17 @@ from tuner.search.rewrites import (
 )
 from tuner.search.roofline import roofline
 from tuner.search.samplers import SAMPLERS, make_sampler
-from tuner.search.space import PROJECT_ROOT, SearchSpace, Variant, load_space, run_context, with_rewrites
+from tuner.search.space import (
+    PROJECT_ROOT,
+    SearchSpace,
+    SpaceError,
+    Variant,
+    load_space,
+    run_context,
+    with_rewrites,
+)
 from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, ask_lock, open_storage
+from tuner.search.templates import TemplateError
 from tuner.search.winners import export_trial
 from tuner.sim.args import check_memory
 from tuner.sim.build import stop_children
@@ -356,12 +366,19 @@ class Optimizer:
             facts={"shape": self.config.shape, "dtype": self.config.dtype, "soc": self.soc.name,
                    "soc_limits": soc_limits(self.soc, self.context)})
         for variant in self.space.variants.values():
-            points = variant.feasible_points(self.context)
-            if not points:
-                self.skipped[variant.name] = variant.why_empty(self.context)
+            try:
+                points = variant.feasible_points(self.context)
+                if not points:
+                    self.skipped[variant.name] = variant.why_empty(self.context)
+                    continue
+                evaluator = self._evaluator(variant, inputs)
+                evaluator.render(points[0])  # a template that does not render stops the run here, with file:line
+            except (SpaceError, ExpressionError, TemplateError) as exc:
+                if "lineage" not in variant.raw:
+                    raise
+                # a rewrite kept from an earlier run that breaks a bound now: skipped, the run goes on
+                self.skipped[variant.name] = f"the rewritten variant no longer loads: {exc}"
                 continue
-            evaluator = self._evaluator(variant, inputs)
-            evaluator.render(points[0])  # a template that does not render stops the run here, with file:line
             study = self._open_study(variant)
             recover_abandoned(study)
             self.leases.register(study)
@@ -403,6 +420,14 @@ class Optimizer:
     def best_us(self) -> float | None:
         values = [s.best for s in self.states.values() if s.best is not None]
         return min(values) if values else None
+
+    def baseline_us(self) -> float | None:
+        """The time of the run's measured baseline, against which a candidate far faster is suspect."""
+        for state in self.states.values():
+            for trial in state.seen.values():
+                if trial.user_attrs.get("role") == "baseline" and trial.state == TrialState.COMPLETE:
+                    return trial.value
+        return None
 
     def _progress(self) -> None:
         if self.on_progress is None:
@@ -514,7 +539,7 @@ class Optimizer:
                                                                                              twin.number))
             return False
         trial.set_user_attr("candidate", True)
-        future = pool.submit(state.evaluator.evaluate, dict(trial.params), self.best_us())
+        future = pool.submit(state.evaluator.evaluate, dict(trial.params), self.best_us(), self.baseline_us())
         inflight[trial._trial_id] = _InFlight(state, trial, future)
         state.measured += 1
         return True

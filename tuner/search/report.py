@@ -62,6 +62,12 @@ class RunSummary:
     device: dict[str, Any] = field(default_factory=dict)  # device runs: torch's own op, re-timing, msprof
 
     @property
+    def suspect(self) -> str | None:
+        """Why the best time is too good to take on trust (faster than the roofline, or than a tenth of the
+        baseline), if it is."""
+        return self.best.attrs.get("suspect") if self.best else None
+
+    @property
     def torch_us(self) -> float | None:
         return self.device.get("torch", {}).get("median_us")
 
@@ -105,7 +111,7 @@ class RunSummary:
             "time_source": self.time_source, "stop_reason": self.stop_reason,
             "mutations": [{k: m[k] for k in ("origin", "trigger", "verdict", "variant")} for m in self.mutations],
             "torch_us": self.torch_us, "speedup_vs_torch": self.speedup_vs_torch, "predicted_us": self.predicted_us,
-            "device": self.device,
+            "device": self.device, "suspect": self.suspect,
         }
 
 
