@@ -127,8 +127,11 @@ def _print_summary(result, max_rows: int = 8) -> None:
 @click.option("--timeout", "timeout_s", default=60.0, show_default=True, help="Host seconds before a timeout fault.")
 @click.option("--l2", default="cold", show_default=True,
               help="cold: GM data comes from HBM; warm: it is already in L2 when it fits there.")
+@click.option("--sandbox", is_flag=True,
+              help="Build and run the kernel in the sandbox LLM-written kernels get (needs bubblewrap).")
 def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple[str, ...], arg_specs: tuple[str, ...],
-             json_path: str | None, trace: Path | None, no_auto_sync: bool, timeout_s: float, l2: str) -> None:
+             json_path: str | None, trace: Path | None, no_auto_sync: bool, timeout_s: float, l2: str,
+             sandbox: bool) -> None:
     """Compile an Ascend C kernel, run it on the CPU simulator, check it, and model its time."""
     import numpy as np
 
@@ -145,7 +148,8 @@ def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple
         args = [parse_arg(spec) for spec in arg_specs]
         check_simulation_memory(args)
         return args, run_simulation(source, kernel, block_dim, args, soc=_soc(soc).name, defines=defines,
-                                    auto_sync=not no_auto_sync, trace=trace, timeout_s=timeout_s, l2=l2)
+                                    auto_sync=not no_auto_sync, trace=trace, timeout_s=timeout_s, l2=l2,
+                                    untrusted=sandbox)
 
     args, result = _run_guarded(go)
     outs = [a for a in args if isinstance(a, GmOut)]

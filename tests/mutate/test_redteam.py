@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from tuner.sandbox import sandbox_problem
 from tuner.search.loop import optimize
 from tuner.search.rewrites import written_by_llm
 from tuner.search.space import load_space
+from tuner.search.storage import open_storage
+from tuner.search.winners import export_trial
 from tuner.sim.args import GmOut
 from tuner.sim.build import build_kernel, file_digest, kernels_dir
 from tuner.sim.run import run_executable
@@ -103,6 +107,17 @@ def test_a_rewrite_that_finds_libc_is_contained(tmp_path: Path, llm_env: Scripte
     assert not marker.exists()
     assert not running_untrusted()
     assert all(file_digest(p) == digest for p, digest in before.items())
+    # exported, it says what it is, and re-running it runs it in the sandbox again
+    storage, _ = open_storage(config.storage, config.runs_dir)
+    out = export_trial(storage, config.run_name, tmp_path / "out", trial=f"{record['variant']}:0",
+                       variants_dir=config.runs_dir / config.run_name / "variants")
+    assert json.loads((out / "kernel.json").read_text())["untrusted"] is True
+    assert "--sandbox" in (out / "run_sim.sh").read_text()
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).standard_normal((16, 256)).astype(np.float16))
+    rerun = subprocess.run([str(out / "run_sim.sh"), "x.npy"], cwd=tmp_path, capture_output=True, text=True,
+                           env={**os.environ, "TUNER": f"{sys.executable} -m tuner.cli"}, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert (tmp_path / "y.npy").exists() and not marker.exists()
 
 
 def test_a_rewrite_that_reads_the_environment_sends_nothing_back(tmp_path: Path, llm_env: ScriptedServer,

@@ -126,11 +126,13 @@ def export_kernel(dest: Path, *, source: str, kernel: str, args: tuple[ArgSpec, 
                   tiling: tuple[tuple[str, int], ...], tiling_struct: str, block_dim: int, op: str,
                   shape: tuple[int, ...], output_shapes: dict[str, tuple[int, ...]], dtype: str, soc: str,
                   backend: str, variant: str, params: dict, time_us: float | None, time_source: str, run: str,
-                  study: str, trial: int, input_shapes: dict[str, tuple[int, ...]] | None = None) -> Path:
+                  study: str, trial: int, input_shapes: dict[str, tuple[int, ...]] | None = None,
+                  untrusted: bool = False) -> Path:
     """Write the tuned kernel to `dest` (created; files overwritten) and return `dest`.
 
     Inputs have the run's `shape` unless `input_shapes` names another for an operator input; every tensor has
     `dtype`. The tiling holds the shape, so the exported kernel serves inputs of exactly these shapes.
+    `untrusted`: an LLM wrote some of it; kernel.json says so and run_sim.sh runs it in the sandbox.
     """
     if dtype not in C_TYPES or dtype not in ELEMENT_BYTES:
         raise ExportError(f"dtype '{dtype}' has no C type (known: {', '.join(sorted(C_TYPES))})")
@@ -156,10 +158,11 @@ def export_kernel(dest: Path, *, source: str, kernel: str, args: tuple[ArgSpec, 
         "shape": [int(d) for d in shape], "dtype": dtype, "variant": variant, "params": _jsonable(dict(params)),
         "time_us": time_us, "time_source": time_label, "run": run, "study": study, "trial": int(trial),
         "arguments": [_argument(arg, t, dtype) for arg, t in zip(args, tensors, strict=True)],
+        "untrusted": untrusted,
     }
     _write_json(dest / "kernel.json", description)
     script = dest / "run_sim.sh"
-    script.write_text(_run_sim_script(kernel, int(block_dim), soc, dtype, args, tensors))
+    script.write_text(_run_sim_script(kernel, int(block_dim), soc, dtype, args, tensors, untrusted))
     script.chmod(0o755)
     script = dest / "run.sh"
     script.write_text(_run_script(kernel, soc))
@@ -202,7 +205,7 @@ if tuple(a.shape) != want or a.dtype.itemsize != itemsize:
 
 
 def _run_sim_script(kernel: str, block_dim: int, soc: str, dtype: str, args: tuple[ArgSpec, ...],
-                    tensors: list[_Tensor | None]) -> str:
+                    tensors: list[_Tensor | None], untrusted: bool) -> str:
     inputs = [t for t in tensors if t is not None and t.kind == "in"]
     outputs = [t for t in tensors if t is not None and t.kind == "out"]
     usage_inputs = " ".join(f"[{t.tensor.upper()}.npy]" for t in inputs)
@@ -250,6 +253,8 @@ def _run_sim_script(kernel: str, block_dim: int, soc: str, dtype: str, args: tup
     lines.append("")
     command = ['exec "${TUNER_CMD[@]}" simulate "$HERE/kernel.cpp"', f"--kernel {shlex.quote(kernel)}",
                f'--soc "${{TUNER_SOC_VERSION:-{soc}}}"', f"--block-dim {block_dim}"]
+    if untrusted:  # an LLM wrote some of it: the sandbox it ran in during the search
+        command.append("--sandbox")
     for t in tensors:
         if t is None:
             command.append(f'--arg "bytes=$HERE/{TILING_FILE}"')

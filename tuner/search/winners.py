@@ -86,7 +86,8 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
         output_shapes=op.output_shapes(shape), input_shapes=op.input_shapes(shape), dtype=dtype, soc=soc.name,
         backend=attrs["backend"],
         variant=variant.name, params=dict(frozen.params), time_us=frozen.value,
-        time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number)
+        time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number,
+        untrusted=written_by_llm(variant, space))
     if with_trace and attrs["backend"] == "sim":
         _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point,
                      untrusted=written_by_llm(variant, space))

@@ -386,8 +386,9 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
 
 def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelArg], *, soc: str = DEFAULT_SOC,
              defines: list[str] | tuple[str, ...] = (), auto_sync: bool = True, trace: Path | None = None,
-             timeout_s: float = 60.0, l2: str = "cold") -> SimResult:
-    """Compile `source`, run `kernel` over `block_dim` blocks on `args`, and return outputs and the report.
+             timeout_s: float = 60.0, l2: str = "cold", untrusted: bool = False) -> SimResult:
+    """Compile `source`, run `kernel` over `block_dim` blocks on `args`, and return outputs and the report;
+    `untrusted` builds and runs it in the sandbox (SandboxUnavailable where there is none).
 
     Raises UsageError for bad input and CompileError when the kernel does not compile; kernel faults are
     returned in `SimResult.faults`, never raised.
@@ -404,7 +405,7 @@ def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelA
     except UnknownSocError as exc:
         raise UsageError(str(exc)) from None
     start = time.perf_counter()
-    exe = build_kernel(source, kernel, soc_spec, tuple(defines))
+    exe = build_kernel(source, kernel, soc_spec, tuple(defines), untrusted=untrusted)
     compiled = time.perf_counter() - start
     result = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s, l2=l2)
     result.compile_seconds = compiled
