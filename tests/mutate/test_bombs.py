@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import optuna
 import pytest
 import yaml
+from probes import peak_growth
 
 from tuner.backends import make_backend
 from tuner.data.socs import get_soc
@@ -74,30 +72,6 @@ BOMBS: dict[str, tuple[Compute, str]] = {
     "a knob of 1000 choices": (bomb_answer(knobs_yaml="knobs:\n  k: {type: categorical, choices: ["
                                           + ", ".join(map(str, range(1000))) + "]}\n"), "at most 8 choices"),
 }
-
-
-def _rss() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-@contextmanager
-def peak_growth() -> Iterator[list[int]]:
-    """The most this process's resident memory grew above its start while the block ran (sampled)."""
-    start, peak, done = _rss(), [0], threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.005):
-            peak[0] = max(peak[0], _rss() - start)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    try:
-        yield peak
-    finally:
-        done.set()
-        sampler.join()
-        peak[0] = max(peak[0], _rss() - start)
 
 
 def config_in(tmp_path: Path) -> RunConfig:

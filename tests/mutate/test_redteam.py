@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import optuna
 import pytest
+from probes import running
 
 from tuner.data.socs import get_soc
 from tuner.mutate.screen import check_symbols, screen_source
@@ -59,18 +60,6 @@ def packaged_builds() -> dict[Path, str]:
     return {p: file_digest(p) for p in kernels_dir(False).glob("*/app")}
 
 
-def running_untrusted() -> list[str]:
-    found = []
-    root = str(kernels_dir(True))
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and os.readlink(proc / "exe").startswith(root):
-                found.append(proc.name)
-        except OSError:
-            continue
-    return found
-
-
 def prompts(server: ScriptedServer) -> list[str]:
     return [json.dumps(r.body) for r in server.requests]
 
@@ -105,7 +94,7 @@ def test_a_rewrite_that_finds_libc_is_contained(tmp_path: Path, llm_env: Scripte
     # Contained, not refused: in the sandbox the walk finds no C library, and the kernel stays correct.
     assert record["verdict"].startswith("accepted"), record["verdict"]
     assert not marker.exists()
-    assert not running_untrusted()
+    assert not running(kernels_dir(True), under=True)
     assert all(file_digest(p) == digest for p, digest in before.items())
     # exported, it says what it is, and re-running it runs it in the sandbox again
     storage, _ = open_storage(config.storage, config.runs_dir)
@@ -133,7 +122,7 @@ def test_a_rewrite_that_reads_the_environment_sends_nothing_back(tmp_path: Path,
     assert all(SECRET not in text for text in prompts(llm_env))
     run_dir = config.runs_dir / config.run_name
     assert all(SECRET not in p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file())
-    assert not running_untrusted()
+    assert not running(kernels_dir(True), under=True)
 
 
 def test_fault_text_reaches_the_prompt_only_as_quoted_data(tmp_path: Path, llm_env: ScriptedServer):

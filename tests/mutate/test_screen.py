@@ -3,7 +3,6 @@ limits every compiler and simulator process runs under (time, CPU, memory, its o
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import threading
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from probes import running
 
 from tuner.data.socs import get_soc
 from tuner.mutate.screen import ScreenError, check_symbols, screen_source, screen_template
@@ -40,21 +40,9 @@ def _out() -> list:
     return [GmOut(np.dtype(np.uint8), (32,), "x")]
 
 
-def _running(exe: Path) -> list[int]:
-    """Live processes (not zombies) running the executable `exe`."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and os.readlink(proc / "exe") == str(exe):
-                found.append(int(proc.name))
-        except OSError:  # gone, a zombie, or not ours
-            continue
-    return found
-
-
 def _gone(exe: Path, within_s: float = 5.0) -> bool:
     deadline = time.monotonic() + within_s
-    while _running(exe):
+    while running(exe):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
@@ -307,7 +295,7 @@ def test_stop_children_interrupts_running_simulators(spinner: Path):
     worker = threading.Thread(target=lambda: results.append(run_executable(exe, _out(), 1, timeout_s=0)))
     worker.start()
     deadline = time.monotonic() + 30
-    while len(_running(spinner)) < 2 and time.monotonic() < deadline:  # the launch has begun (and forked)
+    while len(running(spinner)) < 2 and time.monotonic() < deadline:  # the launch has begun (and forked)
         time.sleep(0.05)
     stop_children()
     worker.join(timeout=10)

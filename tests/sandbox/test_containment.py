@@ -5,7 +5,6 @@ are real."""
 
 from __future__ import annotations
 
-import os
 import platform
 import socket
 import threading
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from probes import running
 
 from tuner.data.socs import get_soc
 from tuner.sandbox import sandbox_problem
@@ -48,17 +48,6 @@ def _probe(tmp_path: Path, body: str, prelude: str = "", *, untrusted: bool = Tr
 
 def _run(exe: build.Executable):
     return run_executable(exe, [GmOut(np.dtype(np.uint8), (64,), "x")], 1)
-
-
-def _running(exe: Path) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and os.readlink(proc / "exe") == str(exe):
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
 
 
 def test_a_plain_kernel_gives_the_same_outputs_and_time_in_the_sandbox(tmp_path: Path):
@@ -157,7 +146,7 @@ def test_no_process_is_started_or_left_behind(tmp_path: Path, spawn: str):
     result = _run(exe)
     assert [f.cls for f in result.faults] == ["sandbox"]
     time.sleep(0.2)
-    assert not _running(exe.path)
+    assert not running(exe.path)
 
 
 def test_packaged_builds_and_the_cache_cannot_be_tampered_with(tmp_path: Path):

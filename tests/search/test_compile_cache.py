@@ -5,7 +5,6 @@ capped, least recently used first."""
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,6 +16,8 @@ from tuner.errors import ToolchainError
 from tuner.search.compile_cache import CompileCache
 from tuner.sim import build
 from tuner.sim.build import Limits, evict_kernels, kernels_dir
+
+from .disks import fill, tmpfs
 
 GOOD = '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void probe(GM_ADDR x)\n{\n}\n'
 BROKEN = GOOD.replace("{\n}", "{\n    this is not C++;\n}")
@@ -65,28 +66,15 @@ def test_an_unreadable_error_record_is_dropped(tmp_path: Path):
 
 @pytest.fixture
 def small_disk(tmp_path: Path):
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(mount)], capture_output=True)
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {proc.stderr.decode().strip()}")
-    try:
+    with tmpfs(tmp_path / "disk", "48m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_a_full_disk_is_the_machines_error_and_is_not_remembered(small_disk: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("TUNER_CACHE_DIR", str(small_disk))
     cache = CompileCache(SimBackend("Ascend910B2"))
     assert cache.build(GOOD, "probe").artifact is not None  # runtime, SoC files and one kernel fit
-    filler = small_disk / "filler"
-    with open(filler, "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * (1 << 20))
-        except OSError:
-            pass
+    filler = fill(small_disk)
     source = GOOD.replace("{\n}", "{\n    // another\n}")
     with pytest.raises(ToolchainError, match="No space left on device.*nothing was cached"):
         cache.build(source, "probe")

@@ -1,14 +1,13 @@
 import itertools
 import os
 import signal
-import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from probes import peak_growth
 
 from tuner.ops import get_operator
 from tuner.search import templates
@@ -65,30 +64,6 @@ def test_a_child_template_extends_a_parent_in_its_own_directory_only(tmp_path, t
         render_text('{% extends "../../etc/passwd" %}', "kernel.cpp.j2", {}, search_dir=tmp_path, trusted=trusted)
     with pytest.raises(TemplateError, match="kernel.cpp.j2"):
         render_text(child, "kernel.cpp.j2", {"n": 3}, trusted=trusted)  # no directory: nothing to extend
-
-
-def _rss() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-@contextmanager
-def peak_growth() -> Iterator[list[int]]:
-    """The most this process's resident memory grew above its start while the block ran (sampled)."""
-    start, peak, done = _rss(), [0], threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.005):
-            peak[0] = max(peak[0], _rss() - start)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    try:
-        yield peak
-    finally:
-        done.set()
-        sampler.join()
-        peak[0] = max(peak[0], _rss() - start)
 
 
 BOMBS = [
