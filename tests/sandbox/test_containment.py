@@ -221,12 +221,13 @@ def test_a_forged_report_is_cleaned_before_anyone_reads_it(tmp_path: Path):
 
 def test_scratch_of_a_dead_process_is_removed(tmp_path: Path):
     mine = tmp_path / f"{scratch_prefix()}live"
-    dead = tmp_path / "tuner-sim-999999999-stale"
-    for path in (mine, dead):
+    dead = [tmp_path / "tuner-sim-999999999-stale", tmp_path / "tuner-npu-999999999-stale"]
+    other = tmp_path / "tuner-rules-12345678"  # not a scratch directory of either kind
+    for path in (mine, other, *dead):
         path.mkdir()
         (path / "arg0.bin").write_bytes(b"x")
-    assert clean_stale_scratch(tmp_path) == [dead]
-    assert mine.exists() and not dead.exists()
+    assert sorted(clean_stale_scratch(tmp_path)) == sorted(dead)
+    assert mine.exists() and other.exists() and not any(p.exists() for p in dead)
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the shellcode is x86-64")

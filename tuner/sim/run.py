@@ -213,9 +213,13 @@ def _write_manifest(args: list[KernelArg], tmp: Path, files: _Handover) -> list[
     return lines
 
 
-def scratch_prefix() -> str:
+# Who makes scratch directories named by scratch_prefix: the simulator's runs and the NPU backend's device files.
+SCRATCH_KINDS = ("sim", "npu")
+
+
+def scratch_prefix(kind: str = "sim") -> str:
     """Prefix of this process's scratch directories; it carries the pid, so a later run can tell whose are stale."""
-    return f"tuner-sim-{os.getpid()}-"
+    return f"tuner-{kind}-{os.getpid()}-"
 
 
 def clean_stale_scratch(root: Path | None = None) -> list[Path]:
@@ -223,12 +227,13 @@ def clean_stale_scratch(root: Path | None = None) -> list[Path]:
     crash): those whose pid no longer runs. Returns what was removed."""
     root = Path(root or _SCRATCH or tempfile.gettempdir())
     removed = []
-    for path in root.glob("tuner-sim-*-*"):
-        pid = path.name.split("-")[2]
-        if not pid.isdigit() or _alive(int(pid)):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed.append(path)
+    for kind in SCRATCH_KINDS:
+        for path in root.glob(f"tuner-{kind}-*-*"):
+            pid = path.name.split("-")[2]
+            if not pid.isdigit() or _alive(int(pid)):
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
     return removed
 
 

@@ -38,6 +38,7 @@ from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.ops.base import NUMPY_DTYPES, Operator
 from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
+from tuner.sim.run import clean_stale_scratch, scratch_prefix
 
 DTYPE_NAMES = {dtype: name for name, dtype in NUMPY_DTYPES.items()}
 PRECHECK = "simulator pre-check (nothing ran on the NPU)"
@@ -120,7 +121,8 @@ class NpuBackend(Backend):
         self.version = f"npu-cann{self.toolchain.version}-r{RECIPE_VERSION}+{self.sim.version}"
         self.pool = DevicePool(devices[:workers], startup_timeout_s)
         shm = Path("/dev/shm")
-        self._files = Path(tempfile.mkdtemp(prefix="tuner-npu-", dir=shm if shm.is_dir() else None))
+        clean_stale_scratch(shm if shm.is_dir() else None)
+        self._files = Path(tempfile.mkdtemp(prefix=scratch_prefix("npu"), dir=shm if shm.is_dir() else None))
         self._written: dict[int, tuple[np.ndarray, str]] = {}
         self._lock = threading.Lock()
         self._count = 0
