@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend
-from tuner.errors import CompileError, ToolchainError
+from tuner.errors import CompileError
 from tuner.filelock import file_lock
-from tuner.sim.build import cache_root
+from tuner.sim.build import cache_root, machine_error
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,7 @@ def _write_atomic(path: Path, text: str) -> None:
         tmp.write_text(text)
         os.replace(tmp, path)
     except OSError as exc:
-        raise ToolchainError(f"cannot write the compile cache at {path.parent}: {exc.strerror or exc} (nothing "
-                             "was cached; free the resource or set TUNER_CACHE_DIR, and run again)") from None
+        raise machine_error(exc, path.parent) from None
     finally:
         tmp.unlink(missing_ok=True)
 

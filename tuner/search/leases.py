@@ -18,6 +18,8 @@ import optuna
 import sqlalchemy.exc
 from optuna.trial import TrialState
 
+from tuner.sim.build import pid_alive
+
 LEASE_S = 60.0
 REFRESH_S = 10.0
 # What a storage that cannot be written raises (disk full, read-only, unreachable); a lease then lapses.
@@ -43,12 +45,8 @@ def _dead(who: dict[str, Any]) -> bool:
     if who.get("host") != socket.gethostname() or not who.get("pid"):
         return False
     pid = int(who["pid"])
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not pid_alive(pid):
         return True
-    except PermissionError:
-        return False
     return bool(who.get("start")) and _process_start(pid) != who["start"]
 
 

@@ -80,6 +80,7 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     if recorded and source_hash(source) != recorded:
         raise UsageError(f"the template of variant '{variant.name}' changed since trial {frozen.number} ran; "
                          "its source cannot be reproduced")
+    untrusted = written_by_llm(variant, space)
     written = export_kernel(
         dest, source=source, kernel=space.kernel, args=space.args, tiling=point.tiling,
         tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
@@ -87,10 +88,9 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
         backend=attrs["backend"],
         variant=variant.name, params=dict(frozen.params), time_us=frozen.value,
         time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number,
-        untrusted=written_by_llm(variant, space))
+        untrusted=untrusted)
     if with_trace and attrs["backend"] == "sim":
-        _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point,
-                     untrusted=written_by_llm(variant, space))
+        _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point, untrusted=untrusted)
     return written
 
 

@@ -99,6 +99,17 @@ def forget_child_group(pgid: int) -> None:
         _GROUPS.discard(pgid)
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process `pid` exists (one of another user's counts too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def stop_children(sig: int = signal.SIGTERM) -> None:
     """Send `sig` to every compiler and simulator child running now. Each runs in a session of its own, so the
     terminal's Ctrl-C does not reach it: a caller that takes Ctrl-C as a flag forwards it with this. SIGTERM,
@@ -210,8 +221,13 @@ def compiler() -> str:
 
 
 @cache
+def _banner(cxx: str) -> str:
+    return subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+
+
+@cache
 def _check_gcc(cxx: str) -> None:
-    banner = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    banner = _banner(cxx)
     version = subprocess.run([cxx, "-dumpfullversion"], capture_output=True, text=True).stdout.strip()
     major = int(version.split(".")[0]) if version.split(".")[0].isdigit() else 0
     if "clang" in banner.lower() or major < 12:
@@ -233,9 +249,7 @@ def sim_version() -> str:
     """Hash of everything that decides a simulator build: headers, runtime, data files, compiler."""
     files = sorted(INCLUDE_DIR.rglob("*.h")) + sorted(RUNTIME_DIR.glob("*.[ch]*"))
     data = sorted((SIM_DIR.parent / "data").rglob("*.[yc]*"))
-    cxx = compiler()
-    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
-    return _digest(version, *(p.read_bytes() for p in files + data))
+    return _digest(_banner(compiler()), *(p.read_bytes() for p in files + data))
 
 
 def _run(cmd: list[str], what: str, jail: Jail | None = None) -> Finished:
@@ -252,13 +266,12 @@ def _run(cmd: list[str], what: str, jail: Jail | None = None) -> Finished:
                            f"{JAIL_COMPILE_FILE_BYTES >> 20} MiB (a huge static array?)", proc.stderr)
     if proc.returncode < 0:  # stopped from outside (Ctrl-C, kill): not a verdict on the source
         raise ToolchainError(f"{what}: {Path(cmd[0]).name} was stopped by signal {-proc.returncode}")
-    if proc.returncode != 0:
-        for failure in ENVIRONMENT_FAILURES:
-            if failure in proc.stderr and jail is not None:  # an untrusted source may ask for this: not the run's end
-                raise CompileError(f"{what}: {failure} (within the sandbox's limits)", proc.stderr, cacheable=False)
-            if failure in proc.stderr:
-                raise ToolchainError(f"{what} failed because of the machine, not the source: {failure} "
-                                     f"(nothing was cached; free the resource and run again)")
+    failure = next((f for f in ENVIRONMENT_FAILURES if f in proc.stderr), None) if proc.returncode else None
+    if failure is not None and jail is not None:  # an untrusted source may ask for this: not the run's end
+        raise CompileError(f"{what}: {failure} (within the sandbox's limits)", proc.stderr, cacheable=False)
+    if failure is not None:
+        raise ToolchainError(f"{what} failed because of the machine, not the source: {failure} "
+                             f"(nothing was cached; free the resource and run again)")
     return proc
 
 
@@ -270,7 +283,7 @@ def _atomic_dir(final: Path, build) -> Path:
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=final.name + ".", dir=final.parent))
     except OSError as exc:
-        raise _machine_error(exc, final.parent) from None
+        raise machine_error(exc, final.parent) from None
     try:
         build(tmp)
         try:
@@ -279,17 +292,17 @@ def _atomic_dir(final: Path, build) -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise _machine_error(exc, final.parent) from None
+        raise machine_error(exc, final.parent) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
 
 
-def _machine_error(exc: OSError, where: Path) -> ToolchainError:
-    """A build that the machine stopped (a full disk, a read-only cache): one line, and nothing is cached."""
-    return ToolchainError(f"cannot build in {where}: {exc.strerror or exc} (nothing was cached; free the "
-                          "resource or set TUNER_CACHE_DIR, and run again)")
+def machine_error(exc: OSError, where: Path) -> ToolchainError:
+    """A cache write that the machine stopped (a full disk, a read-only cache): one line, and nothing is cached."""
+    return ToolchainError(f"cannot write the build cache in {where}: {exc.strerror or exc} (nothing was cached; "
+                          "free the resource or set TUNER_CACHE_DIR, and run again)")
 
 
 def runtime_dir() -> Path:

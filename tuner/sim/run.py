@@ -20,7 +20,7 @@ from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.sandbox import Jail
 from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
-from tuner.sim.build import RUNTIME_DIR, Executable, Finished, Limits, build_kernel, run_limited
+from tuner.sim.build import RUNTIME_DIR, Executable, Finished, Limits, build_kernel, pid_alive, run_limited
 
 DEFAULT_SOC = "Ascend910B1"
 # cold: GM data comes from HBM (the default); warm: it is resident in L2 when it fits there.
@@ -141,9 +141,9 @@ def describe(exe: Executable) -> list[dict]:
     return _describe(str(exe.path), exe.path.stat().st_mtime_ns, exe.kernel, exe.untrusted)
 
 
-def _jail(exe: Executable) -> Jail | None:
+def _jail(path: Path, untrusted: bool) -> Jail | None:
     """The sandbox of an untrusted kernel's process: its static executable alone, under the seccomp filter."""
-    return Jail(readable=(exe.path,), seccomp=True) if exe.untrusted else None
+    return Jail(readable=(path,), seccomp=True) if untrusted else None
 
 
 def _params(stdout: str) -> list[dict]:
@@ -161,8 +161,7 @@ def _params(stdout: str) -> list[dict]:
 @lru_cache(maxsize=256)
 def _describe(path: str, mtime_ns: int, kernel: str, untrusted: bool) -> list[dict]:
     limits = _limits(DESCRIBE_TIMEOUT_S, 0)
-    exe = Executable(Path(path), kernel, "", cached=True, untrusted=untrusted)
-    proc = run_limited([path, "--describe"], limits, jail=_jail(exe))
+    proc = run_limited([path, "--describe"], limits, jail=_jail(Path(path), untrusted))
     fault = _stopped(proc, limits, kernel)
     if fault is not None:
         raise KernelStartError(fault)
@@ -230,21 +229,11 @@ def clean_stale_scratch(root: Path | None = None) -> list[Path]:
     for kind in SCRATCH_KINDS:
         for path in root.glob(f"tuner-{kind}-*-*"):
             pid = path.name.split("-")[2]
-            if not pid.isdigit() or _alive(int(pid)):
+            if not pid.isdigit() or pid_alive(int(pid)):
                 continue
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _forbidden(proc: Finished, exe: Executable) -> Fault | None:
@@ -363,7 +352,8 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
             largest = max([a.nbytes for a in args if isinstance(a, GmOut)], default=0)
             file_bytes = max(largest, REPORT_FILE_BYTES, TRACE_FILE_BYTES if trace is not None else 0)
             start = time.perf_counter()
-            proc = run_limited(cmd, limits, jail=_jail(exe), pass_fds=tuple(files.fds), file_bytes=file_bytes)
+            proc = run_limited(cmd, limits, jail=_jail(exe.path, exe.untrusted), pass_fds=tuple(files.fds),
+                               file_bytes=file_bytes)
             elapsed = time.perf_counter() - start
         finally:
             files.close()
