@@ -1,0 +1,171 @@
+"""Behaviour preservation of the kernel templates: what every variant gives at its baselines and at seeded random
+feasible points — the outputs' checksums and the simulated time — recorded once before the templates were
+rewritten on the kernel library, and required of them after it.
+
+    python -m tests.ops.preservation            # record (overwrites tests/ops/data/preserved.json)
+
+Rule-made variants (a catalog rule's child template over a copy of its parent, with the rule's constraints) are
+recorded beside the packaged ones, keyed `<case>:<parent>+<rule>`.
+
+The cases cover every operator at an aligned fp16 shape, an unaligned bf16 one, fp32 on Ascend310P3 (no
+DataCopyPad, no bf16) and, for the row-wise operators, rows too long for the unified buffer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tuner.backends.sim import SimBackend
+from tuner.mutate.rules import PARENT_NAME, load_catalog
+from tuner.data.socs import get_soc
+from tuner.ops import get_operator
+from tuner.search.compile_cache import CompileCache
+from tuner.search.evaluate import Evaluator, RunInputs, kernel_args, tiling_bytes
+from tuner.search.space import Constraint, SearchSpace, Variant, load_space, run_context
+
+RECORDING = Path(__file__).parent / "data" / "preserved.json"
+RANDOM_POINTS = 20
+TIME_RTOL = 0.005
+SAMPLING_ATTEMPTS = 20_000
+
+ROW_OPS = ("softmax", "layernorm", "rmsnorm", "add_rmsnorm", "reduce_sum")
+FLAT_OPS = ("add", "silu", "gelu", "swiglu")
+
+
+@dataclass(frozen=True)
+class Case:
+    op: str
+    shape: tuple[int, ...]
+    dtype: str
+    soc: str = "Ascend910B2"
+    options: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def key(self) -> str:
+        shape = "x".join(map(str, self.shape))
+        opts = "".join(f"-{k}={v}" for k, v in self.options)
+        return f"{self.op}-{shape}-{self.dtype}-{self.soc}{opts}"
+
+
+def cases() -> list[Case]:
+    found: list[Case] = []
+    for op in ROW_OPS + FLAT_OPS:
+        found += [Case(op, (64, 512), "float16"), Case(op, (5, 300), "bfloat16"),
+                  Case(op, (16, 256), "float32", "Ascend310P3")]
+        if op in ROW_OPS:
+            found.append(Case(op, (4, 20000), "float32"))
+    found.append(Case("gelu", (7, 1001), "float16", options=(("approximate", "tanh"),)))
+    return found
+
+
+def random_points(variant: Variant, context: Mapping[str, Any], count: int, seed: str) -> list[dict[str, Any]]:
+    """Up to `count` distinct feasible points, each knob drawn uniformly from its values given those before it."""
+    rng = random.Random(seed)
+    found: list[dict[str, Any]] = []
+    for _ in range(SAMPLING_ATTEMPTS):
+        if len(found) == count:
+            break
+        names, params = dict(context), {}
+        for knob in variant.knobs:
+            values = knob.values(names)
+            if not values:
+                break
+            params[knob.name] = names[knob.name] = rng.choice(values)
+        else:
+            if params not in found and variant.evaluate(params, context).feasible:
+                found.append(params)
+    return found
+
+
+def baseline_points(space: SearchSpace, variant: Variant, context: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The knobs of every baseline entry of this variant that is feasible in the context."""
+    points = []
+    for entry in space.baselines:
+        if entry.variant == variant.name:
+            params = entry.params(variant, context)
+            if variant.evaluate(params, context).feasible and params not in points:
+                points.append(params)
+    return points
+
+
+class Observer:
+    """Renders, builds and runs points of a case on the simulator (input set 0), reporting what came out."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.op = get_operator(case.op).with_options(dict(case.options))
+        self.space = load_space(case.op)
+        self.backend = SimBackend(case.soc)
+        self.cache = CompileCache(self.backend)
+        self.inputs = RunInputs(self.op, case.shape, case.dtype, sets=1)
+        self.context = run_context(self.op, case.shape, case.dtype, get_soc(case.soc))
+
+    def variants(self, workdir: Path) -> Iterator[Variant]:
+        """The packaged variants, then every rule-made variant of them (its files written under `workdir`)."""
+        yield from self.space.variants.values()
+        for rule in load_catalog():
+            for parent in (self.space.variants[name] for name in rule.variants if rule.op == self.case.op):
+                directory = workdir / f"{parent.name}+{rule.name}"
+                directory.mkdir(parents=True, exist_ok=True)
+                (directory / PARENT_NAME).write_text(parent.template.read_text())
+                (directory / "kernel.cpp.j2").write_text(rule.template)
+                yield replace(parent, name=directory.name, template=directory / "kernel.cpp.j2",
+                              constraints=parent.constraints + tuple(Constraint(c["expr"], c["why"])
+                                                                     for c in rule.constraints))
+
+    def points(self, variant: Variant) -> list[dict[str, Any]]:
+        parent = self.space.variants[variant.name.split("+")[0]]
+        baselines = [p for p in baseline_points(self.space, parent, self.context)
+                     if variant.evaluate(p, self.context).feasible]
+        extra = random_points(variant, self.context, RANDOM_POINTS, f"{self.case.key}:{variant.name}")
+        return baselines + [p for p in extra if p not in baselines]
+
+    def observe(self, variant: Variant, params: Mapping[str, Any]) -> dict[str, Any]:
+        evaluator = Evaluator(self.space, variant, self.backend, self.cache, self.inputs, self.context)
+        point = variant.evaluate(params, self.context)
+        seen: dict[str, Any] = {"params": dict(params), "block_dim": point.block_dim, "tiling": dict(point.tiling)}
+        build = self.cache.build(evaluator.render(params), self.space.kernel)
+        if build.artifact is None:
+            assert build.error is not None
+            return seen | {"error": "compile_error", "detail": build.error.summary}
+        args = kernel_args(self.space, self.inputs.arrays[0], self.inputs.output_shapes, self.case.dtype,
+                           tiling_bytes(point.tiling))
+        profile = self.backend.profile(build.artifact, args, point.block_dim)
+        if profile.run.faults:
+            return seen | {"error": "fault", "detail": sorted(set(profile.run.fault_classes))}
+        outputs = {arg.name: hashlib.sha256(out.tobytes()).hexdigest()[:16]
+                   for arg, out in zip([a for a in self.space.args if a.kind == "out"], profile.run.outputs,
+                                       strict=True)}
+        return seen | {"time_us": profile.time_us, "outputs": outputs}
+
+
+def record() -> dict[str, Any]:
+    recorded: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="tuner-preserved-") as workdir:
+        for case in cases():
+            observer = Observer(case)
+            for variant in observer.variants(Path(workdir) / case.key):
+                key = f"{case.key}:{variant.name}"
+                recorded[key] = [observer.observe(variant, p) for p in observer.points(variant)]
+                print(f"{key}: {len(recorded[key])} points", file=sys.stderr, flush=True)
+    return recorded
+
+
+def case_of(key: str) -> tuple[Case, str]:
+    """The case and variant name of a recording key."""
+    by_key = {c.key: c for c in cases()}
+    case_key, variant = key.rsplit(":", 1)
+    return by_key[case_key], variant
+
+
+if __name__ == "__main__":
+    RECORDING.parent.mkdir(parents=True, exist_ok=True)
+    RECORDING.write_text(json.dumps(record(), indent=1, sort_keys=True) + "\n")
