@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.data.socs import get_soc
-from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.build import build_kernel, runtime_dir, soc_dir
 from tuner.sim.run import simulate
 

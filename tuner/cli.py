@@ -135,7 +135,8 @@ def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple
     """Compile an Ascend C kernel, run it on the CPU simulator, check it, and model its time."""
     import numpy as np
 
-    from tuner.sim.args import GmOut, check_output_path, check_simulation_memory, parse_arg
+    from tuner.backends.args import GmOut
+    from tuner.sim.args import check_output_path, check_simulation_memory, parse_arg
     from tuner.sim.run import simulate as run_simulation
 
     def go():
@@ -352,7 +353,7 @@ def show(run: str | None, storage: str | None, runs_dir: Path, as_json: bool) ->
 def list_ops() -> None:
     """Operators the tuner knows, with their template variants and knobs."""
     from tuner.ops import operators
-    from tuner.search.space import load_space
+    from tuner.space.spaces import load_space
 
     for name, op in operators().items():
         click.echo(f"{name}: {op.description} (dtypes: {', '.join(op.dtypes)})")
@@ -467,7 +468,7 @@ def doctor(as_json: bool, selftest: bool, report_path: Path, runs_dir: Path | No
     if selftest:
         import tempfile
 
-        from tuner.backends.npu.selftest import run_selftest, summary_table, write_report
+        from tuner.selftest import run_selftest, summary_table, write_report
 
         with tempfile.TemporaryDirectory(prefix="tuner-selftest-") as tmp:
             result = _run_guarded(lambda: run_selftest(runs_dir or Path(tmp)))

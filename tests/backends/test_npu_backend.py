@@ -20,11 +20,11 @@ import torch
 
 import tuner.backends.npu.detect as detect_mod
 from tuner.backends import choose_backend
+from tuner.backends.args import GmBytes, GmIn, GmOut
 from tuner.backends.npu.backend import PRECHECK, NpuBackend, TimingPolicy
 from tuner.backends.npu.detect import detect
 from tuner.errors import UsageError
 from tuner.search.report import eligible
-from tuner.sim.args import GmBytes, GmIn, GmOut
 
 from .standin import Machine, machine, npu_runtime
 from .standin_msprof import install_msprof

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tuner.backends import SimBackend
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.errors import CompileError
-from tuner.sim.args import GmIn, GmOut, Scalar
 
 ADD = Path(__file__).resolve().parents[1] / "sim" / "kernels" / "add_custom.cpp"
 

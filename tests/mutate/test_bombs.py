@@ -25,7 +25,7 @@ from tuner.ops import get_operator
 from tuner.search.evaluate import RunInputs
 from tuner.search.loop import RunConfig, optimize
 from tuner.search.rewrites import RECORD_FILE, Rewriter, RewriteSettings, make_mutators, soc_limits
-from tuner.search.space import load_space, run_context, with_rewrites
+from tuner.space.spaces import load_space, run_context, with_rewrites
 
 from .llm_server import Compute, ScriptedServer
 
@@ -137,10 +137,10 @@ def test_the_run_resumes_past_bombs_and_a_variant_edited_to_break_a_bound(ask, t
     (edited / "variant.yaml").write_text(yaml.safe_dump({"name": edited.name, "parent": "rows", "origin": "llm",
                                                          "proposal": "llm-9", "rationale": "", "space": space}))
     (edited / "kernel.cpp.j2").write_text(parent.template.read_text())
-    with caplog.at_level(logging.WARNING, logger="tuner.search.space"):
+    with caplog.at_level(logging.WARNING, logger="tuner.space.spaces"):
         summary = optimize(config)
     assert summary.trials == config.budget and not summary.lineage
-    [warning] = [r.getMessage() for r in caplog.records if r.name == "tuner.search.space"]
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "tuner.space.spaces"]
     assert warning.startswith("warning: skipping the rewritten variant rows+llm-9: ") and "\n" not in warning
     assert "longer than the limit of 2000 characters" in warning
     assert [v.split(":")[0] for v in verdicts(run_dir)] == ["rejected", "rejected"]

@@ -26,8 +26,8 @@ from tuner.mutate.prompts import (
     strip_line_labels,
 )
 from tuner.ops import get_operator, operator_names
-from tuner.search.space import load_space
-from tuner.search.templates import C_TYPES, render_text, tiling_struct_source
+from tuner.space.render import C_TYPES, render_text, tiling_struct_source
+from tuner.space.spaces import load_space
 
 from .llm_server import Hang, Huge, Reply, ScriptedServer, Status
 

@@ -18,17 +18,17 @@ import optuna
 import pytest
 from probes import running
 
+from tuner.backends.args import GmOut
 from tuner.data.socs import get_soc
 from tuner.mutate.screen import check_symbols, screen_source
 from tuner.sandbox import sandbox_problem
 from tuner.search.loop import optimize
 from tuner.search.rewrites import written_by_llm
-from tuner.search.space import load_space
 from tuner.search.storage import open_storage
 from tuner.search.winners import export_trial
-from tuner.sim.args import GmOut
 from tuner.sim.build import build_kernel, file_digest, kernels_dir
 from tuner.sim.run import run_executable
+from tuner.space.spaces import load_space
 
 from .llm_server import ScriptedServer
 from .test_engine import answer, llm_config, records

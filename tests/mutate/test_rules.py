@@ -31,9 +31,9 @@ from tuner.mutate.rules import (
 from tuner.ops import get_operator
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, RunInputs, kernel_args, tiling_bytes
-from tuner.search.expr import evaluate, parse
-from tuner.search.space import Variant, load_space, run_context
-from tuner.search.templates import render_kernel
+from tuner.space.expr import evaluate, parse
+from tuner.space.render import render_kernel
+from tuner.space.spaces import Variant, load_space, run_context
 
 SOC = "Ascend910B2"
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -13,16 +13,17 @@ import numpy as np
 import pytest
 from probes import running
 
+from tuner.backends.args import GmOut
 from tuner.data.socs import get_soc
 from tuner.mutate.screen import ScreenError, check_symbols, screen_source, screen_template
 from tuner.ops import get_operator
+from tuner.processes import Limits, run_limited, stop_children
 from tuner.search.evaluate import kernel_args, tiling_bytes
-from tuner.search.space import PROJECT_ROOT, TEMPLATES_DIR, load_space, run_context
-from tuner.search.templates import render_kernel
 from tuner.sim import build, run
-from tuner.sim.args import GmOut
-from tuner.sim.build import Limits, build_kernel, run_limited, stop_children
+from tuner.sim.build import build_kernel
 from tuner.sim.run import run_executable
+from tuner.space.render import render_kernel
+from tuner.space.spaces import PROJECT_ROOT, TEMPLATES_DIR, load_space, run_context
 
 SOC = get_soc("Ascend910B2")
 OPS = sorted(p.stem for p in (PROJECT_ROOT / "search_spaces").glob("*.yaml"))

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from probes import running
 
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.data.socs import get_soc
+from tuner.paths import cache_root
 from tuner.sandbox import sandbox_problem
 from tuner.sim import build
-from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.build import build_kernel, file_digest
 from tuner.sim.run import clean_stale_scratch, run_executable, scratch_prefix
 
@@ -154,12 +155,12 @@ def test_packaged_builds_and_the_cache_cannot_be_tampered_with(tmp_path: Path):
     before = file_digest(packaged.path)
     body = f"""
     FILE* f = fopen("{packaged.path}", "r+");
-    int fd = open("{build.cache_root()}/sim/planted", O_CREAT | O_WRONLY, 0755);
+    int fd = open("{cache_root()}/sim/planted", O_CREAT | O_WRONLY, 0755);
     *(__gm__ uint8_t *)x = (f ? 1 : 2) + (fd >= 0 ? 4 : 8);
     if (f) {{ fputs("tampered", f); fclose(f); }}
     """
     assert _run(_probe(tmp_path, body)).outputs[0][0] == 10
-    assert file_digest(packaged.path) == before and not (build.cache_root() / "sim" / "planted").exists()
+    assert file_digest(packaged.path) == before and not (cache_root() / "sim" / "planted").exists()
 
 
 def test_a_tampered_cached_build_is_rebuilt(tmp_path: Path):

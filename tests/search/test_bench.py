@@ -28,7 +28,7 @@ from tuner.search.bench import (
     select,
     write_report,
 )
-from tuner.search.space import load_space, run_context
+from tuner.space.spaces import load_space, run_context
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL_SUITE = """

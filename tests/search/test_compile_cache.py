@@ -13,9 +13,10 @@ import pytest
 from tuner.backends import SimBackend
 from tuner.data.socs import get_soc
 from tuner.errors import ToolchainError
+from tuner.processes import Limits
 from tuner.search.compile_cache import CompileCache
 from tuner.sim import build
-from tuner.sim.build import Limits, evict_kernels, kernels_dir
+from tuner.sim.build import evict_kernels, kernels_dir
 
 from .disks import fill, tmpfs
 

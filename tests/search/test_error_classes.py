@@ -11,7 +11,7 @@ from optuna.trial import TrialState
 
 from tuner.search.loop import RunConfig, optimize
 from tuner.search.storage import open_storage, run_studies
-from tuner.search.templates import TemplateError
+from tuner.space.render import TemplateError
 
 SPACE = """
 op: softmax

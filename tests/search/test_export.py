@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from tuner.search.export import ExportError, export_kernel
-from tuner.search.space import ArgSpec
-from tuner.search.templates import C_TYPES, tiling_struct_source
+from tuner.space.render import C_TYPES, tiling_struct_source
+from tuner.space.spaces import ArgSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SOC = "Ascend910B2"

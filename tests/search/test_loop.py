@@ -233,7 +233,7 @@ def test_a_candidate_far_faster_than_the_baseline_is_flagged_and_shown(tmp_path,
 def test_a_kept_rewrite_that_no_longer_renders_is_skipped_on_resume(tmp_path):
     import yaml
 
-    from tuner.search.space import REWRITE_FILE, TEMPLATES_DIR, load_space
+    from tuner.space.spaces import REWRITE_FILE, TEMPLATES_DIR, load_space
 
     config = _config(tmp_path, budget=4, rewrites=False)
     optimize(config)

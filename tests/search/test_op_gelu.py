@@ -18,8 +18,8 @@ from tuner.ops.base import Expected
 from tuner.search.evaluate import kernel_args, tiling_bytes
 from tuner.search.loop import RunConfig
 from tuner.search.roofline import roofline
-from tuner.search.space import load_space, run_context
-from tuner.search.templates import render_kernel
+from tuner.space.render import render_kernel
+from tuner.space.spaces import load_space, run_context
 
 from .op_runs import measured_variants, verified_run
 

@@ -14,7 +14,7 @@ from tuner.data.socs import get_soc
 from tuner.ops import get_operator
 from tuner.ops.base import Expected, UnsupportedShapeError
 from tuner.search.loop import RunConfig, optimize
-from tuner.search.space import load_space, run_context
+from tuner.space.spaces import load_space, run_context
 
 from .op_runs import ROW_CASES, measured_variants, verified_run
 

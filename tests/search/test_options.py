@@ -8,7 +8,7 @@ import pytest
 
 from tuner.errors import UsageError
 from tuner.ops.softmax import Softmax
-from tuner.search.templates import render_kernel
+from tuner.space.render import render_kernel
 
 
 class OptionedSoftmax(Softmax):

@@ -8,19 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuner.backends.args import GmIn, GmOut, simulation_bytes
 from tuner.errors import UsageError
 from tuner.ops import get_operator
+from tuner.processes import MemoryLimitError, available_memory, check_memory
 from tuner.search.loop import Optimizer, RunConfig, run_memory_bytes
-from tuner.sim.args import (
-    GmIn,
-    GmOut,
-    MemoryLimitError,
-    available_memory,
-    check_memory,
-    check_simulation_memory,
-    parse_arg,
-    simulation_bytes,
-)
+from tuner.sim.args import check_simulation_memory, parse_arg
 
 GIB = 2**30
 

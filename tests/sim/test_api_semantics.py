@@ -24,8 +24,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from tuner.backends.args import GmIn, GmOut, Struct
 from tuner.data.socs import get_soc
-from tuner.sim.args import GmIn, GmOut, Struct
 from tuner.sim.build import Executable, build_kernel
 from tuner.sim.run import DEFAULT_SOC, SimResult, run_executable
 

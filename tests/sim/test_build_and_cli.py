@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.data.socs import load_socs
 from tuner.sim import codegen
-from tuner.sim.args import GmIn, GmOut, Scalar, parse_arg
+from tuner.sim.args import parse_arg
 from tuner.sim.build import INCLUDE_DIR, build_kernel, compiler, soc_dir
 from tuner.sim.run import simulate
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.errors import UsageError
-from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.run import simulate
 
 KERNEL = Path(__file__).parent / "kernels" / "model" / "chip_copy.cpp"

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.errors import CompileError, UsageError
-from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.run import SimResult, simulate
 
 FAULTS = Path(__file__).resolve().parent / "kernels" / "faults"

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tuner.sim.args import GmIn, GmOut, Scalar, Struct
+from tuner.backends.args import GmIn, GmOut, Scalar, Struct
 from tuner.sim.run import SimResult, simulate
 
 KERNELS = Path(__file__).resolve().parent / "kernels"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tuner.sim.args import GmIn, GmOut, Scalar
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.sim.run import SimResult, simulate
 from tuner.sim.validate import KERNELS
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.data.socs import get_soc
 from tuner.sim import validate
-from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.run import SimResult, simulate
 from tuner.sim.validate import KERNELS, repeat_cycles, run_copies
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuner.backends.args import GmIn, GmOut
 from tuner.data.socs import get_soc
-from tuner.sim.args import GmIn, GmOut
 from tuner.sim.build import build_program
 from tuner.sim.run import SimResult, simulate
 

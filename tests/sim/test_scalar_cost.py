@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from tuner.backends import SimBackend
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.backends.base import Profile
 from tuner.data.costs import load_overheads
 from tuner.data.socs import get_soc
@@ -27,10 +28,9 @@ from tuner.ops import get_operator
 from tuner.ops.base import Expected
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import SUSPECT_SPEEDUP, Evaluator, RunInputs, kernel_args, tiling_bytes
-from tuner.search.space import load_space, run_context
-from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.build import INCLUDE_DIR, KERNEL_FLAGS, compiler, soc_dir
 from tuner.sim.run import SimResult, simulate
+from tuner.space.spaces import load_space, run_context
 
 KERNELS = Path(__file__).resolve().parent / "kernels" / "scalar"
 EXEMPT = "__attribute__((no_sanitize_coverage, no_sanitize_address))"  # TUNER_SIM_UNCHARGED, spelt out

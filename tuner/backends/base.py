@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tuner.backends.args import KernelArg
 from tuner.errors import UsageError
-from tuner.sim.args import KernelArg
 
 if TYPE_CHECKING:
     from tuner.ops.base import Operator

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from tuner.backends.args import KernelArg
 from tuner.backends.base import Artifact, Backend, Profile, RunResult
 from tuner.data.socs import get_soc
-from tuner.sim.args import KernelArg
 from tuner.sim.build import Executable, build_kernel, sim_version
 from tuner.sim.run import SimResult, clean_stale_scratch, run_executable
 

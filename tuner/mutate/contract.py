@@ -23,8 +23,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tuner.search.expr import FUNCTIONS, ExpressionError, parse
-from tuner.search.space import SpaceError, load_yaml
+from tuner.space.expr import FUNCTIONS, ExpressionError, parse
+from tuner.space.spaces import SpaceError, load_yaml
 
 CODE_LANGUAGES = ("cpp", "c++")
 YAML_LANGUAGES = ("yaml", "yml")

@@ -29,9 +29,9 @@ from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.mutate.base import MutationContext, Mutator, Proposal
 from tuner.ops import get_operator
-from tuner.search.expr import evaluate, parse
-from tuner.search.space import PROJECT_ROOT, Variant, load_space, run_context
-from tuner.search.templates import TemplateError, render_kernel
+from tuner.space.expr import evaluate, parse
+from tuner.space.render import TemplateError, render_kernel
+from tuner.space.spaces import PROJECT_ROOT, Variant, load_space, run_context
 
 CATALOG = Path(__file__).resolve().parent / "rules" / "catalog.yaml"
 PARENT_NAME = "parent.cpp.j2"

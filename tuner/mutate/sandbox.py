@@ -7,11 +7,11 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from tuner.backends.args import KernelArg
 from tuner.backends.base import Artifact, Backend, Profile, RunResult
 from tuner.errors import CompileError, UsageError
 from tuner.mutate.screen import ScreenError, check_symbols, screen_source
 from tuner.sandbox import SandboxUnavailable
-from tuner.sim.args import KernelArg
 
 
 class ScreenedBackend(Backend):

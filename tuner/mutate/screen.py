@@ -35,8 +35,9 @@ import jinja2
 from jinja2 import nodes
 
 from tuner.errors import CompileError, ToolchainError
+from tuner.processes import Limits, run_limited
 from tuner.sandbox import Jail
-from tuner.sim.build import Limits, run_limited, runtime_dir
+from tuner.sim.build import runtime_dir
 
 INCLUDE = "kernel_operator.h"
 NM_LIMITS = Limits(wall_s=60, cpu_s=60, memory_bytes=2 << 30)

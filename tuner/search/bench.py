@@ -20,12 +20,12 @@ from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.ops import get_operator, operator_names
 from tuner.ops.base import UnsupportedShapeError, shape_text
+from tuner.processes import MemoryLimitError
 from tuner.search.loop import Interrupted, Progress, RunConfig, check_numbers, optimize
 from tuner.search.report import RunSummary
-from tuner.search.space import SpaceError
 from tuner.search.storage import open_storage, run_studies
-from tuner.search.templates import TemplateError
-from tuner.sim.args import MemoryLimitError
+from tuner.space.render import TemplateError
+from tuner.space.spaces import SpaceError
 
 DEFAULT_BUDGET = 40
 BENCH_RUNS_DIR = Path("runs/bench")

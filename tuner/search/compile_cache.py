@@ -19,7 +19,8 @@ from pathlib import Path
 from tuner.backends.base import Artifact, Backend
 from tuner.errors import CompileError
 from tuner.filelock import file_lock
-from tuner.sim.build import cache_root, machine_error
+from tuner.paths import cache_root
+from tuner.sim.build import machine_error
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,15 @@ from typing import Any
 
 import torch
 
+from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
 from tuner.backends.base import Artifact, Backend, RunResult, TorchTiming
 from tuner.data.socs import get_soc
 from tuner.errors import TunerError
 from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache
 from tuner.search.roofline import roofline
-from tuner.search.space import SearchSpace, Variant
-from tuner.search.templates import TemplateError, kernel_variables, render_kernel
-from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
+from tuner.space.render import TemplateError, kernel_variables, render_kernel
+from tuner.space.spaces import SearchSpace, Variant
 
 # error classes of PRUNED trials; FAIL trials carry tuner_error or abandoned
 INFEASIBLE, RENDER_ERROR, COMPILE_ERROR = "infeasible", "render_error", "compile_error"

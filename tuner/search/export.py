@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tuner.search.space import ArgSpec
-from tuner.search.templates import C_TYPES
+from tuner.space.render import C_TYPES
+from tuner.space.spaces import ArgSpec
 
-# Element sizes of the tuner's dtypes (C types in tuner.search.templates.C_TYPES).
+# Element sizes of the tuner's dtypes (C types in tuner.space.render.C_TYPES).
 ELEMENT_BYTES = {"float16": 2, "float32": 4, "bfloat16": 2}
 TILING_FILE = "tiling.bin"
 SIM_BACKENDS = ("sim", "simulator")

@@ -18,7 +18,7 @@ import optuna
 import sqlalchemy.exc
 from optuna.trial import TrialState
 
-from tuner.sim.build import pid_alive
+from tuner.processes import pid_alive
 
 LEASE_S = 60.0
 REFRESH_S = 10.0

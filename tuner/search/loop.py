@@ -42,10 +42,10 @@ from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
 from tuner.errors import TunerError, UsageError
 from tuner.ops import get_operator
 from tuner.ops.base import DTYPE_BYTES, Operator, UnsupportedShapeError, shape_text, to_torch
+from tuner.processes import check_memory, stop_children
 from tuner.search import report
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import INFEASIBLE, INPUT_SETS, INTERRUPTED, Evaluator, Outcome, RunInputs
-from tuner.search.expr import ExpressionError
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
 from tuner.search.rewrites import (
     REPAIRABLE,
@@ -58,7 +58,11 @@ from tuner.search.rewrites import (
 )
 from tuner.search.roofline import roofline
 from tuner.search.samplers import SAMPLERS, make_sampler
-from tuner.search.space import (
+from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, ask_lock, open_storage
+from tuner.search.winners import export_trial
+from tuner.space.expr import ExpressionError
+from tuner.space.render import TemplateError
+from tuner.space.spaces import (
     PROJECT_ROOT,
     SearchSpace,
     SpaceError,
@@ -67,11 +71,6 @@ from tuner.search.space import (
     run_context,
     with_rewrites,
 )
-from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, ask_lock, open_storage
-from tuner.search.templates import TemplateError
-from tuner.search.winners import export_trial
-from tuner.sim.args import check_memory
-from tuner.sim.build import stop_children
 
 PATIENCE_ASKS = 50
 MIN_TRIALS_PER_VARIANT = 5

@@ -24,9 +24,9 @@ from tuner.mutate.sandbox import ScreenedBackend
 from tuner.mutate.screen import ScreenError, screen_source, screen_template
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import COMPILE_ERROR, RENDER_ERROR, Evaluator, Outcome, RunInputs
-from tuner.search.expr import ExpressionError, parse
-from tuner.search.space import REWRITE_FILE, SearchSpace, SpaceError, Variant, load_yaml, rewritten_variant
-from tuner.search.templates import TemplateError, check_template, render_text
+from tuner.space.expr import ExpressionError, parse
+from tuner.space.render import TemplateError, check_template, render_text
+from tuner.space.spaces import REWRITE_FILE, SearchSpace, SpaceError, Variant, load_yaml, rewritten_variant
 
 REPAIRABLE = ("compile_error", "render_error", "wrong_result", "fault")
 RECORD_FILE = "mutations.jsonl"

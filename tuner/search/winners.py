@@ -18,9 +18,9 @@ from tuner.search.evaluate import kernel_args, tiling_bytes
 from tuner.search.export import export_kernel
 from tuner.search.report import eligible, retimed_winner
 from tuner.search.rewrites import written_by_llm
-from tuner.search.space import PROJECT_ROOT, Point, SearchSpace, load_space, run_context, with_rewrites
 from tuner.search.storage import StudyInfo, run_studies
-from tuner.search.templates import render_kernel
+from tuner.space.render import render_kernel
+from tuner.space.spaces import PROJECT_ROOT, Point, SearchSpace, load_space, run_context, with_rewrites
 
 
 def _trial(storage: optuna.storages.BaseStorage, run: str, ref: str | None) -> tuple[StudyInfo, FrozenTrial]:

@@ -1,18 +1,17 @@
-"""Kernel arguments for the simulator: GM inputs and outputs, raw buffers, structs and scalars, and the
-`--arg` text form the CLI accepts."""
+"""The `--arg` text form of kernel arguments that `tuner simulate` accepts, and the check of arguments against a
+compiled kernel's signature (the argument types themselves are the backend contract's: tuner/backends/args.py)."""
 
 from __future__ import annotations
 
-import math
 import os
-import struct
-from dataclasses import dataclass
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 
+from tuner.backends.args import SCALAR_TYPES, GmBytes, GmIn, GmOut, KernelArg, Scalar, Struct, simulation_bytes
 from tuner.errors import UsageError
+from tuner.processes import check_memory, gib
 
 _DTYPES = {
     "float16": np.float16, "half": np.float16, "fp16": np.float16,
@@ -24,82 +23,7 @@ _DTYPES = {
     "int64": np.int64, "int64_t": np.int64, "uint64": np.uint64, "uint64_t": np.uint64,
     "float64": np.float64, "double": np.float64,
 }
-_SCALARS = {"u32": ("<I", 4), "i32": ("<i", 4), "u64": ("<Q", 8), "i64": ("<q", 8), "f32": ("<f", 4)}
 NPY_MAGIC = b"\x93NUMPY"
-_UNLIMITED = 1 << 60  # cgroup v1 writes "no limit" as a number near 2**63
-
-
-class MemoryLimitError(UsageError):
-    """Raised before a command starts when what it would hold in memory exceeds what the machine has free."""
-
-
-def _meminfo_available(meminfo: Path) -> int | None:
-    try:
-        for line in meminfo.read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _read_int(path: Path) -> int | None:
-    try:
-        text = path.read_text().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
-
-
-def _cgroup_room(proc_cgroup: Path, cgroup_root: Path) -> int | None:
-    """Bytes this process's memory cgroup (v2, or v1) may still take: its tightest limit less its usage."""
-    try:
-        lines = proc_cgroup.read_text().splitlines()
-    except OSError:
-        return None
-    rooms = []
-    for line in lines:
-        fields = line.split(":", 2)
-        if len(fields) != 3:
-            continue
-        _, controllers, group = fields
-        if controllers == "":
-            base, limit_file, usage_file = cgroup_root, "memory.max", "memory.current"
-        elif "memory" in controllers.split(","):
-            base, limit_file, usage_file = cgroup_root / "memory", "memory.limit_in_bytes", "memory.usage_in_bytes"
-        else:
-            continue
-        directory = base / group.lstrip("/")
-        for level in (directory, *directory.parents):  # a limit on any ancestor binds too
-            limit, usage = _read_int(level / limit_file), _read_int(level / usage_file)
-            if limit is not None and limit < _UNLIMITED and usage is not None:
-                rooms.append(max(0, limit - usage))
-            if level == base:
-                break
-    return min(rooms) if rooms else None
-
-
-def available_memory(meminfo: Path = Path("/proc/meminfo"), proc_cgroup: Path = Path("/proc/self/cgroup"),
-                     cgroup_root: Path = Path("/sys/fs/cgroup")) -> tuple[int, str] | None:
-    """Bytes of memory this process can still get, and where that number comes from: MemAvailable, or the
-    room left under the memory cgroup's limit when that is lower. None when neither can be read."""
-    found = [(n, "MemAvailable") for n in [_meminfo_available(meminfo)] if n is not None]
-    found += [(n, "cgroup memory limit") for n in [_cgroup_room(proc_cgroup, cgroup_root)] if n is not None]
-    return min(found) if found else None
-
-
-def _gib(n: int) -> str:
-    return f"{n / 2**30:.1f} GiB"
-
-
-def check_memory(needed: int, what: str) -> None:
-    """MemoryLimitError when `needed` bytes (for `what`) exceed the memory available now."""
-    room = available_memory()
-    if room is not None and needed > room[0]:
-        raise MemoryLimitError(f"{what} needs about {_gib(needed)} of memory; this machine has {_gib(room[0])} "
-                               f"available ({room[1]})")
-
-
 def check_output_path(path: Path, what: str) -> None:
     """UsageError unless a file can be written at `path`: its directory exists and is writable, and it is not a
     directory itself."""
@@ -118,74 +42,6 @@ def parse_dtype(name: str) -> np.dtype:
         return np.dtype(_DTYPES[name.strip().lower()])
     except KeyError:
         raise UsageError(f"unknown dtype '{name}' (known: {', '.join(sorted(_DTYPES))})") from None
-
-
-@dataclass(frozen=True)
-class GmIn:
-    """A GM buffer holding an array's bytes."""
-
-    array: np.ndarray
-    name: str = "in"
-    kind = "pointer"
-
-
-@dataclass(frozen=True)
-class GmOut:
-    """A zeroed GM buffer of `shape` x `dtype`, returned as an array after the run."""
-
-    dtype: np.dtype
-    shape: tuple[int, ...]
-    name: str = "out"
-    path: Path | None = None
-    kind = "pointer"
-
-    @property
-    def nbytes(self) -> int:
-        return math.prod(self.shape) * np.dtype(self.dtype).itemsize
-
-
-@dataclass(frozen=True)
-class GmBytes:
-    """A GM buffer holding raw bytes (e.g. a tiling struct read from GM)."""
-
-    data: bytes
-    name: str = "bytes"
-    kind = "pointer"
-
-
-@dataclass(frozen=True)
-class Struct:
-    """A struct passed by value; its bytes must match the parameter's size."""
-
-    data: bytes
-    kind = "record"
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """A scalar parameter: u32, i32, u64, i64 or f32."""
-
-    type: str
-    value: int | float
-
-    @property
-    def kind(self) -> str:
-        return "floating" if self.type == "f32" else "integral"
-
-    @property
-    def data(self) -> bytes:
-        fmt, _ = _SCALARS[self.type]
-        try:
-            return struct.pack(fmt, self.value)
-        except struct.error as exc:
-            raise UsageError(f"{self.type}={self.value}: {exc}") from None
-
-    @property
-    def size(self) -> int:
-        return _SCALARS[self.type][1]
-
-
-KernelArg = GmIn | GmOut | GmBytes | Struct | Scalar
 
 
 def _read(path: str) -> Path:
@@ -211,28 +67,13 @@ def _load_npy(path: Path, spec: str) -> np.ndarray:
     return np.array(mapped, order="C")
 
 
-def simulation_bytes(args: list[KernelArg]) -> int:
-    """Memory a `tuner simulate` run of `args` takes beyond the inputs already loaded: each input once more in the
-    simulator's GM and once in its scratch file; each output in GM, in its scratch file, read back and copied
-    into an array; raw buffers in GM and a file."""
-    total = 0
-    for arg in args:
-        if isinstance(arg, GmIn):
-            total += 2 * arg.array.nbytes
-        elif isinstance(arg, GmOut):
-            total += 4 * arg.nbytes
-        elif isinstance(arg, GmBytes):
-            total += 2 * len(arg.data)
-    return total
-
-
 def check_simulation_memory(args: list[KernelArg]) -> None:
     """MemoryLimitError, naming the largest buffer, when a `tuner simulate` run of `args` would not fit."""
     buffers = [(a.nbytes, a.name) for a in args if isinstance(a, GmOut)]
     buffers += [(a.array.nbytes, a.name) for a in args if isinstance(a, GmIn)]
     if buffers:
         size, name = max(buffers)
-        check_memory(simulation_bytes(args), f"the simulation (largest GM buffer: {name}, {_gib(size)})")
+        check_memory(simulation_bytes(args), f"the simulation (largest GM buffer: {name}, {gib(size)})")
 
 
 def parse_arg(spec: str) -> KernelArg:
@@ -262,7 +103,7 @@ def parse_arg(spec: str) -> KernelArg:
         return GmBytes(path.read_bytes(), name=path.name)
     if key == "struct":
         return Struct(_read(value).read_bytes())
-    if key in _SCALARS:
+    if key in SCALAR_TYPES:
         try:
             number: int | float = float(value) if key == "f32" else int(value, 0)
         except ValueError:

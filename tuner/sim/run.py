@@ -16,11 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
+from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
 from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
+from tuner.processes import Finished, Limits, pid_alive, run_limited
 from tuner.sandbox import Jail
-from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg, check_signature
-from tuner.sim.build import RUNTIME_DIR, Executable, Finished, Limits, build_kernel, pid_alive, run_limited
+from tuner.sim.args import check_signature
+from tuner.sim.build import RUNTIME_DIR, Executable, build_kernel
 
 DEFAULT_SOC = "Ascend910B1"
 # cold: GM data comes from HBM (the default); warm: it is resident in L2 when it fits there.

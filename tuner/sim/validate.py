@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.data.costs import load_copy_points
 from tuner.data.socs import UnknownSocError, get_soc
-from tuner.sim.args import GmIn, GmOut, Scalar
 from tuner.sim.build import sim_version
 from tuner.sim.run import DEFAULT_SOC, SimResult, simulate
 

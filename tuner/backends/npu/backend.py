@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tuner.backends import time_source
+from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
 from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming
 from tuner.backends.npu.build import RECIPE_VERSION, NpuBuilder, NpuToolchain
 from tuner.backends.npu.detect import Detection, detect
@@ -37,7 +38,6 @@ from tuner.backends.sim import SimBackend
 from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.ops.base import NUMPY_DTYPES, Operator
-from tuner.sim.args import GmBytes, GmIn, GmOut, KernelArg
 from tuner.sim.run import clean_stale_scratch, scratch_prefix
 
 DTYPE_NAMES = {dtype: name for name, dtype in NUMPY_DTYPES.items()}

@@ -37,7 +37,7 @@ from tuner.backends.npu.launcher import kernel_params, launcher_source
 from tuner.data.socs import Soc, get_soc
 from tuner.errors import CompileError, ToolchainError
 from tuner.filelock import file_lock
-from tuner.sim.build import cache_root
+from tuner.paths import cache_root
 
 # Bumped whenever the commands or the generated CMakeLists change, so old cached artefacts are not reused.
 RECIPE_VERSION = "2"

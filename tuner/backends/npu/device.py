@@ -18,7 +18,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from tuner.errors import TunerError
-from tuner.sim.build import forget_child_group, track_child_group
+from tuner.processes import forget_child_group, track_child_group
 
 STDERR_TAIL_BYTES = 4000
 

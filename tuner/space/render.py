@@ -8,7 +8,7 @@ interception in this process alone, because Jinja has more ways to spend time an
 intercepted operations can close (nested loops, `*` on strings, filters and string methods that pad, join or
 replace, `%` and `format`, `~` doubling a string in a loop, recursive macros, `lipsum`, `sum` over lists): a
 child's limits bound whatever the template does, and its end gives back all it took. The child is a fork of the
-render server (`python -m tuner.search.templates`, started once, single-threaded, Jinja already imported), so
+render server (`python -m tuner.space.render`, started once, single-threaded, Jinja already imported), so
 one costs milliseconds rather than a Python start; each request gets a fresh fork, and the server kills a fork
 that outlives its wall clock. Inside it, BoundedEnvironment ends the usual bombs early with a precise reason: a
 budget of loop iterations over the whole render, caps on what `*`, `**`, `+`, `%`, `~`, calls and filters make
@@ -50,7 +50,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from tuner.errors import UsageError
 from tuner.sandbox import Jail, sandbox_problem
-from tuner.search.expr import MAX_INT_BITS
+from tuner.space.expr import MAX_INT_BITS
 
 C_TYPES = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
 PACKAGED_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -372,7 +372,7 @@ def _server_command() -> tuple[list[str], dict[str, str] | None]:
     """The render server's command line and environment: in the OS sandbox where there is one (no network, an
     empty environment, only Python, its packages and the tuner's code readable), so that an escape from Jinja's
     sandbox reaches nothing; the limits above hold either way."""
-    command = [sys.executable, "-m", "tuner.search.templates"]
+    command = [sys.executable, "-m", "tuner.space.render"]
     if sandbox_problem() is not None:
         return command, None
     package = Path(__file__).resolve().parents[1]

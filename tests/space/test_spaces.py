@@ -4,7 +4,7 @@ from pathlib import Path
 import optuna.distributions as od
 import pytest
 
-from tuner.search.space import SpaceError, load_space, parse_space, with_rewrites
+from tuner.space.spaces import SpaceError, load_space, parse_space, with_rewrites
 
 SPACE = """
 op: toy
@@ -119,7 +119,7 @@ def test_expression_errors_name_the_variant():
 def test_an_empty_space_names_the_constraints_that_between_them_rule_out_every_point():
     from tuner.data.socs import get_soc
     from tuner.ops import get_operator
-    from tuner.search.space import load_space, run_context
+    from tuner.space.spaces import load_space, run_context
 
     context = run_context(get_operator("softmax"), (3, 1001), "float16", get_soc("Ascend310P3"))
     rows = load_space("softmax").variant("rows")
@@ -132,7 +132,7 @@ def test_an_empty_space_names_the_constraints_that_between_them_rule_out_every_p
 
 
 def test_every_packaged_space_parses_within_the_expression_bounds():
-    from tuner.search.space import PROJECT_ROOT, load_space
+    from tuner.space.spaces import PROJECT_ROOT, load_space
 
     ops = sorted(p.stem for p in (PROJECT_ROOT / "search_spaces").glob("*.yaml"))
     assert len(ops) >= 9
@@ -149,7 +149,7 @@ def test_every_packaged_space_parses_within_the_expression_bounds():
     ("a: 2001-13-45\n", r"not valid YAML \(month must be in 1..12\)"),
 ])
 def test_yaml_from_outside_the_package_is_read_within_bounds(text, bound):
-    from tuner.search.space import load_yaml
+    from tuner.space.spaces import load_yaml
 
     with pytest.raises(SpaceError, match=f"where: {bound}"):
         load_yaml(text, "where")
@@ -176,7 +176,7 @@ def _rewrite(variants: Path, name: str, *, space_edit=None, yaml_text: str | Non
              template: str | None = None) -> None:
     import yaml
 
-    from tuner.search.space import load_space
+    from tuner.space.spaces import load_space
 
     parent = load_space("softmax").variant("rows")
     space = {k: v for k, v in parent.raw.items() if k != "template"}
@@ -194,7 +194,7 @@ def _constraint(expr: str):
 
 
 def test_a_resumed_run_skips_each_rewritten_variant_that_breaks_a_bound(tmp_path, caplog):
-    from tuner.search.space import load_space, with_rewrites
+    from tuner.space.spaces import load_space, with_rewrites
 
     variants = tmp_path / "variants"
     _rewrite(variants, "rows+good")

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .standin import machine
-from .standin_msprof import install_msprof
-from .test_npu_msprof import CURRENT
+from backends.standin import machine
+from backends.standin_msprof import install_msprof
+from backends.test_npu_msprof import CURRENT
 
 SOC = "Ascend910B2"
 

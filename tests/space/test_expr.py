@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from tuner.search.expr import ExpressionError, evaluate, parse
+from tuner.space.expr import ExpressionError, evaluate, parse
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -10,9 +10,8 @@ import pytest
 from probes import peak_growth
 
 from tuner.ops import get_operator
-from tuner.search import templates
-from tuner.search.space import load_space
-from tuner.search.templates import (
+from tuner.space import render as templates
+from tuner.space.render import (
     PACKAGED_TEMPLATES,
     TemplateError,
     check_template,
@@ -20,6 +19,7 @@ from tuner.search.templates import (
     render_text,
     tiling_struct_source,
 )
+from tuner.space.spaces import load_space
 
 TRUST = pytest.mark.parametrize("trusted", [True, False], ids=["in-process", "bounded-child"])
 
@@ -171,7 +171,7 @@ def test_check_template_refuses_what_this_process_could_not_parse(tmp_path):
 
 def test_the_render_server_runs_in_the_sandbox_without_the_environment(monkeypatch: pytest.MonkeyPatch):
     from tuner.sandbox import sandbox_problem
-    from tuner.search import templates
+    from tuner.space import render as templates
 
     if sandbox_problem() is not None:
         pytest.skip(f"no sandbox here: {sandbox_problem()}")

@@ -21,8 +21,8 @@ import optuna.distributions as od
 import yaml
 
 from tuner.errors import UsageError
-from tuner.search.expr import ExpressionError, evaluate, parse
-from tuner.search.templates import TemplateError, check_template, read_template
+from tuner.space.expr import ExpressionError, evaluate, parse
+from tuner.space.render import TemplateError, check_template, read_template
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = PROJECT_ROOT / "templates" / "ascendc"
