@@ -29,7 +29,7 @@ from tuner.data.socs import get_soc
 from tuner.ops import get_operator
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, RunInputs, kernel_args, tiling_bytes
-from tuner.search.space import Constraint, SearchSpace, Variant, load_space, run_context
+from tuner.space.spaces import Constraint, SearchSpace, Variant, load_space, run_context
 
 RECORDING = Path(__file__).parent / "data" / "preserved.json"
 RANDOM_POINTS = 20
