@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from tuner.backends.sim import SimBackend
-from tuner.mutate.rules import PARENT_NAME, load_catalog
 from tuner.data.socs import get_soc
+from tuner.mutate.rules import PARENT_NAME, load_catalog
 from tuner.ops import get_operator
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, RunInputs, kernel_args, tiling_bytes
