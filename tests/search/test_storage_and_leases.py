@@ -179,6 +179,12 @@ def test_a_storage_where_no_file_can_be_made_is_one_line(url):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///", "sqlite:///:memory:"])
+def test_an_in_memory_storage_is_refused_as_it_would_lose_every_trial(url):
+    with pytest.raises(StorageError, match="in-memory SQLite database: every trial would be lost"):
+        open_storage(url)
+
+
 def _failed_commit(message: str) -> optuna.exceptions.StorageInternalError:
     """What Optuna raises when SQLite refuses a commit: its error, under SQLAlchemy's, under Optuna's."""
     try:

@@ -68,6 +68,14 @@ def _sqlite_path(url: str) -> Path | None:
     return Path(parsed.database)
 
 
+def _in_memory(url: str) -> bool:
+    try:
+        parsed = sqlalchemy.engine.make_url(url)
+    except sqlalchemy.exc.ArgumentError:
+        return False
+    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+
+
 def _check_sqlite_file(path: Path) -> None:
     """Refuse, before SQLAlchemy touches it, an SQLite file that the tuner could not use or would damage further:
     a directory, a file that is not SQLite or not Optuna's, a damaged one, one in a directory it cannot write."""
@@ -111,6 +119,9 @@ def open_storage(url: str | None, runs_dir: Path = DEFAULT_RUNS_DIR) -> tuple[RD
     if "://" not in url:
         raise StorageError(f"--storage '{url}' is not a database URL (e.g. sqlite:///runs/tuner.db, "
                            "postgresql+psycopg://user:pw@127.0.0.1/db)")
+    if _in_memory(url):
+        raise StorageError(f"--storage '{url}' is an in-memory SQLite database: every trial would be lost when the "
+                           "command ends; name a file (sqlite:///runs/tuner.db)")
     path = _sqlite_path(url)
     if path is not None:
         _check_sqlite_file(path)
