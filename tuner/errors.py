@@ -2,6 +2,51 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+__all__ = ["CompileError", "ErrorClass", "TunerError", "ToolchainError", "UsageError"]
+
+
+class ErrorClass(StrEnum):
+    """Why a trial did not give a time, as its `error_class` attribute records it (the value is the string kept).
+
+    PRUNED trials carry a kernel's failure (infeasible up to interrupted); FAIL trials the tuner's own
+    (`tuner_error`) or a worker that died with the trial (`abandoned`)."""
+
+    INFEASIBLE = "infeasible"
+    RENDER_ERROR = "render_error"
+    COMPILE_ERROR = "compile_error"
+    FAULT = "fault"
+    WRONG_RESULT = "wrong_result"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+    TUNER_ERROR = "tuner_error"
+    ABANDONED = "abandoned"
+
+    @classmethod
+    def of(cls, text: object) -> ErrorClass | None:
+        """The class a recorded `error_class` attribute names, None for none or an unknown one."""
+        try:
+            return cls(text)
+        except ValueError:
+            return None
+
+    @property
+    def deterministic(self) -> bool:
+        """A repeat of the same point gives the same verdict: a duplicate copies it instead of running again."""
+        return self in _DETERMINISTIC
+
+    @property
+    def repairable(self) -> bool:
+        """The kernel's own code is at fault, so an LLM may be asked to repair it."""
+        return self in _REPAIRABLE
+
+
+_DETERMINISTIC = frozenset({ErrorClass.INFEASIBLE, ErrorClass.RENDER_ERROR, ErrorClass.COMPILE_ERROR,
+                            ErrorClass.FAULT, ErrorClass.WRONG_RESULT, ErrorClass.TIMEOUT})
+_REPAIRABLE = frozenset({ErrorClass.COMPILE_ERROR, ErrorClass.RENDER_ERROR, ErrorClass.WRONG_RESULT,
+                         ErrorClass.FAULT})
+
 
 class TunerError(Exception):
     """Base of every error the tuner reports to a user as one line."""

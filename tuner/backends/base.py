@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -78,6 +78,20 @@ class Backend(ABC):
     name: str
     soc: str
     version: str  # changes whenever a build or a time could change (compiler, simulator, toolkit)
+
+    # What the backend can do beyond build/run/profile; a run's phases follow these, never the backend's name.
+    times_torch: ClassVar[bool] = False  # `time_torch` times torch's own operator on the device
+    retimes: ClassVar[bool] = False  # times are noisy measurements: the best few are re-timed before a winner
+    profiles_with_msprof: ClassVar[bool] = False  # `msprof` profiles a launch with msprof op
+    traces: ClassVar[bool] = False  # `profile(trace=...)` writes the launch's timeline
+    screens_objects: ClassVar[bool] = False  # a build leaves a host object whose symbols can be checked
+    sandboxes_untrusted: ClassVar[bool] = False  # builds and runs an untrusted kernel in the sandbox
+
+    @property
+    def study_tag(self) -> str:
+        """What a study's name keeps of the backend, so that a change of it starts new studies: the version (a
+        model's times are its own); a device, whose times are measurements, names itself."""
+        return self.version
 
     @abstractmethod
     def build(self, source: Path, kernel: str, defines: tuple[str, ...] = ()) -> Artifact:

@@ -20,6 +20,7 @@ class SimBackend(Backend):
     name = "sim"
     screens_objects = True
     sandboxes_untrusted = True
+    traces = True
 
     def __init__(self, soc: str = "Ascend910B1", *, auto_sync: bool = True, timeout_s: float = 60.0) -> None:
         self._soc = get_soc(soc)

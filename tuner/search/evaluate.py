@@ -19,16 +19,13 @@ import torch
 from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
 from tuner.backends.base import Artifact, Backend, RunResult, TorchTiming
 from tuner.data.socs import get_soc
-from tuner.errors import TunerError
+from tuner.errors import ErrorClass, TunerError
 from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache
 from tuner.search.roofline import roofline
 from tuner.space.render import TemplateError, kernel_variables, render_kernel
 from tuner.space.spaces import SearchSpace, Variant
 
-# error classes of PRUNED trials; FAIL trials carry tuner_error or abandoned
-INFEASIBLE, RENDER_ERROR, COMPILE_ERROR = "infeasible", "render_error", "compile_error"
-FAULT, WRONG_RESULT, TIMEOUT, INTERRUPTED = "fault", "wrong_result", "timeout", "interrupted"
 INPUT_SETS = 3
 # A candidate this many times faster than the run's baseline is suspect, as is one faster than the roofline.
 SUSPECT_SPEEDUP = 10.0
@@ -39,7 +36,7 @@ class Outcome:
     """What evaluating one point gave: a time (µs) when correct, else an error class and detail."""
 
     value: float | None = None
-    error_class: str | None = None
+    error_class: ErrorClass | None = None
     detail: str = ""
     measured: bool = False
     attrs: dict[str, Any] = field(default_factory=dict)
@@ -114,12 +111,12 @@ class Evaluator:
         """(error class, detail) of a launch on input set `index`, or None when it is right; `errors` keeps
         the worst absolute and relative error seen."""
         if run.faults:
-            cls = INTERRUPTED if INTERRUPTED in run.fault_classes else \
-                TIMEOUT if "timeout" in run.fault_classes else FAULT
+            cls = ErrorClass.INTERRUPTED if ErrorClass.INTERRUPTED in run.fault_classes else \
+                ErrorClass.TIMEOUT if ErrorClass.TIMEOUT in run.fault_classes else ErrorClass.FAULT
             return cls, f"input set {index}: {run.faults[0]}"
         check = self.inputs.op.check(self._outputs(run), self.inputs.inputs[index], self.inputs.expected[index])
         errors[:] = [max(errors[0], check.max_abs_err), max(errors[1], check.max_err_ratio)]
-        return None if check.ok else (WRONG_RESULT, f"input set {index}: {check.detail}")
+        return None if check.ok else (ErrorClass.WRONG_RESULT, f"input set {index}: {check.detail}")
 
     def suspect(self, time_us: float, source: str, baseline_us: float | None) -> str | None:
         """Why a time is too good to take on trust (faster than the roofline, or more than SUSPECT_SPEEDUP times
@@ -139,16 +136,16 @@ class Evaluator:
         set, the timed one too, and keeps the reason as its `suspect` attribute."""
         point = self.variant.evaluate(params, self.context)
         if not point.feasible:
-            return Outcome(error_class=INFEASIBLE, detail=point.why_infeasible())
+            return Outcome(error_class=ErrorClass.INFEASIBLE, detail=point.why_infeasible())
         attrs: dict[str, Any] = {"launch": {"block_dim": point.block_dim, "tiling": dict(point.tiling)}}
         try:
             source = self.render(params)
         except TemplateError as exc:
-            return Outcome(error_class=RENDER_ERROR, detail=str(exc), attrs=attrs)
+            return Outcome(error_class=ErrorClass.RENDER_ERROR, detail=str(exc), attrs=attrs)
         build: Build = self.cache.build(source, self.space.kernel)
         attrs.update(source_hash=build.source_hash, compile_s=round(build.seconds, 3), build_cached=build.cached)
         if build.error is not None:
-            return Outcome(error_class=COMPILE_ERROR, detail=build.error.summary, attrs=attrs, source=source,
+            return Outcome(error_class=ErrorClass.COMPILE_ERROR, detail=build.error.summary, attrs=attrs, source=source,
                            compile_log=build.error.diagnostics)
         assert build.artifact is not None
         tiling = tiling_bytes(point.tiling)
@@ -168,7 +165,7 @@ class Evaluator:
                 failure = (failure[0], f"after the timed launches: {failure[1]}")
         value = profile.time_us
         if failure is None and not math.isfinite(value):
-            failure = (FAULT, f"the backend gave no time ({value})")
+            failure = (ErrorClass.FAULT, f"the backend gave no time ({value})")
         sets = 1
         suspect = self.suspect(value, profile.source, baseline_us) if failure is None else None
         if suspect is not None:

@@ -18,6 +18,7 @@ import optuna
 import sqlalchemy.exc
 from optuna.trial import TrialState
 
+from tuner.errors import ErrorClass
 from tuner.processes import pid_alive
 
 LEASE_S = 60.0
@@ -88,7 +89,7 @@ def recover_abandoned(study: optuna.Study) -> list[int]:
         if not is_abandoned(trial, others_alive=others_alive):
             continue
         try:
-            study._storage.set_trial_user_attr(trial._trial_id, "error_class", "abandoned")
+            study._storage.set_trial_user_attr(trial._trial_id, "error_class", ErrorClass.ABANDONED)
             study._storage.set_trial_user_attr(trial._trial_id, "error_detail",
                                                "its worker died or stopped renewing its lease")
             study.tell(trial.number, state=TrialState.FAIL)

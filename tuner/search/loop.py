@@ -39,16 +39,15 @@ from optuna_dashboard import save_note
 from tuner.backends import make_backend, time_source
 from tuner.backends.npu.timing import interleaved_retime, winner
 from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
-from tuner.errors import TunerError, UsageError
+from tuner.errors import ErrorClass, TunerError, UsageError
 from tuner.ops import get_operator
 from tuner.ops.base import DTYPE_BYTES, Operator, UnsupportedShapeError, shape_text, to_torch
 from tuner.processes import check_memory, stop_children
 from tuner.search import report
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import INFEASIBLE, INPUT_SETS, INTERRUPTED, Evaluator, Outcome, RunInputs
+from tuner.search.evaluate import INPUT_SETS, Evaluator, Outcome, RunInputs
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
 from tuner.search.rewrites import (
-    REPAIRABLE,
     MutationRecord,
     Rewriter,
     RewriteSettings,
@@ -76,8 +75,6 @@ PATIENCE_ASKS = 50
 MIN_TRIALS_PER_VARIANT = 5
 RETIME_TOP, RETIME_ROUNDS = 5, 3  # on a device: the best few re-timed, interleaved, before a winner is named
 UCB_C = 0.5
-# Outcomes a repeat of the same point would reproduce: copied to duplicates instead of re-running.
-DETERMINISTIC = ("infeasible", "render_error", "compile_error", "fault", "wrong_result", "timeout")
 # A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
 # Errors of the disk itself, which no candidate causes: they stop the run instead of failing trial after trial.
@@ -218,7 +215,12 @@ def _sigint_as_flag() -> Iterator[threading.Event]:
 def _reproducible(trial: optuna.trial.FrozenTrial) -> bool:
     """A finished trial whose result a repeat of the same point would reproduce."""
     return trial.state == TrialState.COMPLETE or (
-        trial.state == TrialState.PRUNED and trial.user_attrs.get("error_class") in DETERMINISTIC)
+        trial.state == TrialState.PRUNED and _deterministic(trial.user_attrs.get("error_class")))
+
+
+def _deterministic(error_class: str | None) -> bool:
+    found = ErrorClass.of(error_class)
+    return found is not None and found.deterministic
 
 
 def _key(params: dict[str, Any]) -> tuple:
@@ -312,7 +314,7 @@ class Optimizer:
 
     # ----- setup -------------------------------------------------------------------------------------
     def _study_name(self, variant: Variant) -> str:
-        version = self.backend.version if self.backend.name == "sim" else self.backend.name
+        version = self.backend.study_tag
         fingerprint = variant.fingerprint(self.context)
         digest = format(zlib.crc32(f"{fingerprint}:{version}:{self.config.dtype}".encode()), "08x")
         return f"{self.run_name}:{variant.name}:{digest}"
@@ -485,7 +487,7 @@ class Optimizer:
             self.counts[outcome.error_class or "pruned"] += 1
         self.sampler_s += time.perf_counter() - start
         frozen = state.study._storage.get_trial(trial._trial_id)
-        if outcome.ok or outcome.error_class in DETERMINISTIC:
+        if outcome.ok or _deterministic(outcome.error_class):
             state.seen[_key(trial.params)] = frozen
 
     def _upload(self, trial: optuna.trial.Trial, outcome: Outcome) -> None:
@@ -554,7 +556,7 @@ class Optimizer:
         point = state.variant.evaluate(trial.params, self.context)
         if point.feasible:
             return self._place(state, trial, inflight, pool)
-        self._tell(state, trial, Outcome(error_class=INFEASIBLE, detail=point.why_infeasible()))
+        self._tell(state, trial, Outcome(error_class=ErrorClass.INFEASIBLE, detail=point.why_infeasible()))
         self._enqueue_nearest(state, trial, inflight)
         return False
 
@@ -591,12 +593,12 @@ class Optimizer:
         except Exception as exc:  # the tuner's own error: FAIL, never PRUNED, so it is not mistaken for the kernel's
             if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:  # the disk's, which ends the run
                 raise
-            flight.trial.set_user_attr("error_class", "tuner_error")
+            flight.trial.set_user_attr("error_class", ErrorClass.TUNER_ERROR)
             flight.trial.set_user_attr("error_detail", f"{exc.__class__.__name__}: {exc}"[:4000])
             self.leases.release(flight.trial._trial_id)
             state.study.tell(flight.trial, state=TrialState.FAIL)
             state.measured -= 1
-            self.counts["tuner_error"] += 1
+            self.counts[ErrorClass.TUNER_ERROR] += 1
             for follower in flight.followers:
                 self.leases.release(follower._trial_id)
                 state.study.tell(follower, state=TrialState.FAIL)
@@ -621,7 +623,7 @@ class Optimizer:
             return
         made: list[tuple[Variant, str, dict[str, Any]]] = []
         recorded = len(rewriter.records)
-        if outcome.error_class in REPAIRABLE and rewriter.has_llm:
+        if outcome.error_class is not None and outcome.error_class.repairable and rewriter.has_llm:
             made += [(v, outcome.error_class, params) for v in rewriter.repair(state.variant, params, outcome)]
         if outcome.measured and rewriter.plateau.observe(self.best_us()):
             made += self._improve(rewriter)
@@ -687,7 +689,7 @@ class Optimizer:
                 if not (mine or ("owner" not in trial.user_attrs and not others_alive)):
                     continue
                 storage = state.study._storage
-                storage.set_trial_user_attr(trial._trial_id, "error_class", INTERRUPTED)
+                storage.set_trial_user_attr(trial._trial_id, "error_class", ErrorClass.INTERRUPTED)
                 storage.set_trial_user_attr(trial._trial_id, "error_detail", "Ctrl-C while this trial ran")
                 self.leases.release(trial._trial_id)
                 state.study.tell(trial.number, state=TrialState.PRUNED)
@@ -820,7 +822,7 @@ class Optimizer:
     def _retime(self) -> None:
         """Before naming a winner on a device, re-time the best few against each other, interleaved over
         RETIME_ROUNDS rounds (timing.py): one batch each, in rotating order, so drift cannot favour one."""
-        if self.backend.name == "sim":
+        if not self.backend.retimes:
             return
         ranked = sorted(((t.value, name, t) for name, state in self.states.items()
                          for t in state.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))

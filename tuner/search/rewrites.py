@@ -18,17 +18,17 @@ import yaml
 
 from tuner.backends.base import Backend
 from tuner.data.socs import Soc
+from tuner.errors import ErrorClass
 from tuner.mutate.base import MutationContext, Mutator, Proposal
 from tuner.mutate.prompts import map_diagnostics, mark_template_lines
 from tuner.mutate.sandbox import ScreenedBackend
 from tuner.mutate.screen import ScreenError, screen_source, screen_template
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import COMPILE_ERROR, RENDER_ERROR, Evaluator, Outcome, RunInputs
+from tuner.search.evaluate import Evaluator, Outcome, RunInputs
 from tuner.space.expr import ExpressionError, parse
 from tuner.space.render import TemplateError, check_template, render_text
 from tuner.space.spaces import REWRITE_FILE, SearchSpace, SpaceError, Variant, load_yaml, rewritten_variant
 
-REPAIRABLE = ("compile_error", "render_error", "wrong_result", "fault")
 RECORD_FILE = "mutations.jsonl"
 VERDICT_CHARS = 500
 # What a rewrite's yaml block may add: a structural knob costs a build per choice, and every point of the space
@@ -176,7 +176,7 @@ class Rewriter:
         self.variants_dir = run_dir / "variants"
         self.records = read_records(run_dir)
         self.asked_repair: set[tuple[str, str]] = {(r.parent, r.trigger) for r in self.records
-                                                   if r.trigger in REPAIRABLE}
+                                                   if (cls := ErrorClass.of(r.trigger)) and cls.repairable}
         self.plateau = Plateau(settings.plateau, settings.plateau_eps)
 
     @property
@@ -194,11 +194,11 @@ class Rewriter:
     def repair(self, parent: Variant, params: Mapping[str, Any], outcome: Outcome) -> list[Variant]:
         """A candidate failed to render, compile or run right: ask for a repair, once per variant and class."""
         key = (parent.name, str(outcome.error_class))
-        if outcome.error_class not in REPAIRABLE or key in self.asked_repair:
+        if outcome.error_class is None or not outcome.error_class.repairable or key in self.asked_repair:
             return []
         self.asked_repair.add(key)
         diagnostics = outcome.detail
-        if outcome.error_class == COMPILE_ERROR and outcome.compile_log:
+        if outcome.error_class == ErrorClass.COMPILE_ERROR and outcome.compile_log:
             diagnostics = self._mapped(parent, params, outcome.compile_log)
         context = self._context(str(outcome.error_class), parent, params, rendered=outcome.source,
                                 diagnostics=diagnostics)
@@ -279,11 +279,12 @@ class Rewriter:
         try:
             check_template(proposal.template, "kernel.cpp.j2")  # before anything here parses it
         except TemplateError as exc:
-            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: {exc}"
+            return None, _Feedback(ErrorClass.RENDER_ERROR, str(exc)), f"rejected: {exc}"
         try:
             screen_template(proposal.template)
         except ScreenError as exc:
-            return None, _Feedback(COMPILE_ERROR, f"rejected by the screen: {exc}"), f"rejected: screen: {exc}"
+            return None, _Feedback(ErrorClass.COMPILE_ERROR, f"rejected by the screen: {exc}"), \
+                f"rejected: screen: {exc}"
         name = self._name(parent, proposal)
         directory = self.variants_dir / f".pending-{name}"
         shutil.rmtree(directory, ignore_errors=True)
@@ -302,7 +303,7 @@ class Rewriter:
         try:
             space_raw = _merge_knobs(parent, proposal.knobs_yaml)
         except SpaceError as exc:
-            return None, _Feedback(RENDER_ERROR, f"the yaml block: {exc}"), f"rejected: yaml block: {exc}"
+            return None, _Feedback(ErrorClass.RENDER_ERROR, f"the yaml block: {exc}"), f"rejected: yaml block: {exc}"
         lineage = {"name": name, "parent": parent.name, "origin": proposal.origin, "proposal": proposal.name,
                    "rationale": proposal.rationale, "space": space_raw}
         (directory / REWRITE_FILE).write_text(yaml.safe_dump(lineage, sort_keys=False))
@@ -311,10 +312,10 @@ class Rewriter:
             warm = warm_start(variant, params, self.context)
             point = variant.evaluate(warm, self.context)
         except (SpaceError, ExpressionError) as exc:
-            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: {exc}"
+            return None, _Feedback(ErrorClass.RENDER_ERROR, str(exc)), f"rejected: {exc}"
         if not point.feasible:
             why = point.why_infeasible()
-            return None, _Feedback(RENDER_ERROR, f"the parent's best knobs are infeasible: {why}"), \
+            return None, _Feedback(ErrorClass.RENDER_ERROR, f"the parent's best knobs are infeasible: {why}"), \
                 f"rejected: the parent's best knobs are infeasible in the rewrite: {why}"
         space = replace(self.space, variants={**self.space.variants, name: variant})
         evaluator = self.evaluator(space, variant, self.inputs)
@@ -322,17 +323,18 @@ class Rewriter:
             source = evaluator.render(warm)
             screen_source(source, self.space.kernel)
         except TemplateError as exc:
-            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: render_error: {exc}"
+            return None, _Feedback(ErrorClass.RENDER_ERROR, str(exc)), f"rejected: render_error: {exc}"
         except ScreenError as exc:
-            return None, _Feedback(COMPILE_ERROR, f"rejected by the screen: {exc}", None), f"rejected: screen: {exc}"
+            return None, _Feedback(ErrorClass.COMPILE_ERROR, f"rejected by the screen: {exc}"), \
+                f"rejected: screen: {exc}"
         try:
             variant.feasible_points(self.context)  # every point evaluates within the bounds, as the run will ask
         except SpaceError as exc:
-            return None, _Feedback(RENDER_ERROR, str(exc)), f"rejected: {exc}"
+            return None, _Feedback(ErrorClass.RENDER_ERROR, str(exc)), f"rejected: {exc}"
         outcome = evaluator.evaluate(warm)
         if not outcome.ok:
             text = outcome.detail
-            if outcome.error_class == COMPILE_ERROR and outcome.compile_log:
+            if outcome.error_class == ErrorClass.COMPILE_ERROR and outcome.compile_log:
                 text = f"{outcome.detail}\n{self._mapped(variant, warm, outcome.compile_log)}"
             return None, _Feedback(str(outcome.error_class), text, source), \
                 f"rejected: {outcome.error_class}: {outcome.detail.splitlines()[0][:300] if outcome.detail else ''}"

@@ -101,6 +101,7 @@ class NpuBackend(Backend):
 
     name = "npu"
     screens_objects = True
+    times_torch = retimes = profiles_with_msprof = traces = True
 
     def __init__(self, soc: str | None = None, *, detection: Detection | None = None, workers: int = 1,
                  timing: TimingPolicy | None = None, timeout_s: float = 60.0, startup_timeout_s: float = 300.0) -> None:
@@ -127,6 +128,10 @@ class NpuBackend(Backend):
         self._lock = threading.Lock()
         self._count = 0
         atexit.register(self.close)
+
+    @property
+    def study_tag(self) -> str:
+        return self.name
 
     def close(self) -> None:
         self.pool.close()
