@@ -54,6 +54,9 @@ from tuner.space.expr import MAX_INT_BITS
 
 C_TYPES = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
 PACKAGED_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+# The kernel library: macros and skeletons every kernel template may import or extend as "_lib/<file>.j2"
+LIBRARY = PACKAGED_TEMPLATES / "ascendc" / "_lib"
+LIBRARY_PREFIX = "_lib"
 
 # Bounds of an untrusted render, far above the packaged templates' (at most 8 loop iterations, 11 KB of output,
 # 15 KB of template, blocks nested 2 deep). Strings and the output: MAX_TEXT characters; lists, tuples, dicts:
@@ -102,9 +105,24 @@ _OPTIONS = {"undefined": jinja2.StrictUndefined, "trim_blocks": True, "lstrip_bl
 
 
 def _environment(search_dir: Path | None = None) -> SandboxedEnvironment:
-    """The sandbox; with `search_dir`, `{% extends "x.j2" %}` finds x.j2 in that directory (and nowhere else)."""
-    loader = jinja2.FileSystemLoader(str(search_dir)) if search_dir is not None else None
-    return SandboxedEnvironment(loader=loader, **_OPTIONS)
+    """The sandbox; `{% import "_lib/x.j2" %}` finds the library's x.j2, and with `search_dir`,
+    `{% extends "x.j2" %}` finds x.j2 in that directory (and nowhere else)."""
+    library = jinja2.PrefixLoader({LIBRARY_PREFIX: jinja2.FileSystemLoader(str(LIBRARY))})
+    loaders = [jinja2.FileSystemLoader(str(search_dir))] if search_dir is not None else []
+    return SandboxedEnvironment(loader=jinja2.ChoiceLoader([*loaders, library]), **_OPTIONS)
+
+
+def library_files() -> dict[str, str]:
+    """The kernel library as a template sees it: "_lib/<file>.j2" -> its text."""
+    return {f"{LIBRARY_PREFIX}/{path.name}": read_template(path) for path in sorted(LIBRARY.glob("*.j2"))}
+
+
+def library_digest() -> str:
+    """A hash of every file of the kernel library: a rendered kernel depends on it as on its own template."""
+    digest = hashlib.sha256()
+    for name, text in library_files().items():
+        digest.update(f"{name}\0{len(text)}\0{text}".encode())
+    return digest.hexdigest()
 
 
 # ----- the bounded environment (it runs in the child) --------------------------------------------------------
@@ -480,10 +498,10 @@ def read_template(path: Path) -> str:
 
 
 def _beside(search_dir: Path | None) -> dict[str, str]:
-    """The templates a child template may extend: the *.j2 files of its directory."""
-    if search_dir is None:
-        return {}
-    return {path.name: read_template(path) for path in sorted(search_dir.glob("*.j2"))}
+    """The templates an untrusted template may import or extend: the kernel library (read-only: it is sent with
+    each request, never written back) and the *.j2 files of its directory."""
+    beside = {} if search_dir is None else {path.name: read_template(path) for path in sorted(search_dir.glob("*.j2"))}
+    return {**beside, **library_files()}
 
 
 def check_template(text: str, name: str) -> None:
@@ -520,9 +538,9 @@ def render_text(text: str, name: str, variables: Mapping[str, Any], search_dir: 
 
 def kernel_variables(*, kernel: str, dtype: str, struct: str, tiling_fields: list[str] | tuple[str, ...],
                      structural: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What a kernel template sees: its entry's name, the dtype, the tiling struct, the operator's options and
-    the structural knob values."""
-    return {"kernel_name": kernel, "T": C_TYPES[dtype], "dtype": dtype,
+    """What a kernel template sees: its entry's name, the dtype, the tiling struct (its source and its name), the
+    operator's options and the structural knob values."""
+    return {"kernel_name": kernel, "T": C_TYPES[dtype], "dtype": dtype, "tiling_name": struct,
             "tiling_struct": tiling_struct_source(struct, tiling_fields), **(options or {}), **structural}
 
 
