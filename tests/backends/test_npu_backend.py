@@ -11,12 +11,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import optuna
 import pytest
-import torch
 
 import tuner.backends.npu.detect as detect_mod
 from tuner.backends import choose_backend
@@ -26,7 +24,7 @@ from tuner.backends.npu.detect import detect
 from tuner.errors import UsageError
 from tuner.search.report import eligible
 
-from .standin import Machine, machine, npu_runtime
+from .standin import enter, import_module, machine
 from .standin_msprof import install_msprof
 from .test_npu_msprof import CURRENT
 
@@ -119,8 +117,8 @@ def test_workers_pin_one_device_each(tmp_path) -> None:
 
 
 def test_backend_choice(tmp_path, monkeypatch) -> None:
-    m = _on_machine(tmp_path, monkeypatch)
-    monkeypatch.setattr(detect_mod, "detect", lambda: detect(import_module=_standin_import))
+    m = enter(tmp_path, monkeypatch)
+    monkeypatch.setattr(detect_mod, "detect", lambda: detect(import_module=import_module))
     assert choose_backend("auto", None).backend == "npu"
     assert choose_backend("auto", None).soc == "Ascend910B2"
     assert choose_backend("sim", "Ascend310P3").soc == "Ascend310P3"
@@ -131,27 +129,10 @@ def test_backend_choice(tmp_path, monkeypatch) -> None:
     assert proc.returncode == 2 and "differs from this machine's NPU" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def _on_machine(tmp_path: Path, monkeypatch) -> Machine:
-    """This test process on the stand-in machine (its device workers inherit the environment)."""
-    m = machine(tmp_path)
-    for key in ("PATH", "PYTHONPATH", "ASCEND_HOME_PATH", "TOOL_LOG", "STANDIN_NPU_NAME", "STANDIN_NPU_COUNT",
-                "STANDIN_NPU_LOG"):
-        monkeypatch.setenv(key, m.env[key])
-    return m
-
-
-def _standin_import(name: str):
-    if name == "torch":
-        return SimpleNamespace(__version__=torch.__version__, npu=npu_runtime.namespace())
-    if name == "torch_npu":
-        return npu_runtime
-    raise ModuleNotFoundError(name)
-
-
 @pytest.fixture
 def backend(tmp_path, monkeypatch):
-    _on_machine(tmp_path, monkeypatch)
-    found = detect(import_module=_standin_import)
+    enter(tmp_path, monkeypatch)
+    found = detect(import_module=import_module)
     assert found.npu_ready, found.to_json()
     made = NpuBackend("Ascend910B2", detection=found, timing=TimingPolicy(min_launches=5, min_total_ms=1.0,
                                                                           flush=False), timeout_s=5.0)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming
 from tuner.backends.sim import SimBackend
@@ -10,7 +12,9 @@ from tuner.errors import UsageError
 
 __all__ = ["Artifact", "Backend", "Choice", "Profile", "RunResult", "SimBackend", "TorchTiming", "choose_backend",
            "make_backend", "time_source"]
-BACKENDS = ("sim", "npu")
+BACKENDS = ("sim", "npu", "replay")
+# Environment: a recording to replay (`--backend replay`), and a file to record any backend's run into.
+REPLAY_ENV, RECORD_ENV = "TUNER_REPLAY", "TUNER_RECORD"
 DEFAULT_SOC = "Ascend910B2"
 
 
@@ -24,13 +28,16 @@ class Choice:
 
 
 def choose_backend(requested: str, soc: str | None) -> Choice:
-    """`auto` takes the NPU when everything it needs is here, else the simulator; `sim` and `npu` are taken as
-    asked. On the NPU the SoC is the device's, and a different `soc` is an error; the simulator models `soc`
-    (default Ascend910B2)."""
+    """`auto` takes the NPU when everything it needs is here, else the simulator; `sim`, `npu` and `replay` are
+    taken as asked. On the NPU the SoC is the device's, and a different `soc` is an error; the simulator models
+    `soc` (default Ascend910B2); a replay's SoC is its recording's ($TUNER_REPLAY)."""
     if requested not in (*BACKENDS, "auto"):
         raise UsageError(f"unknown backend '{requested}' (known: auto, {', '.join(BACKENDS)})")
     if requested == "sim":
         return Choice("sim", soc or DEFAULT_SOC, "--backend sim")
+    if requested == "replay":
+        replay = _replay(soc)
+        return Choice("replay", replay.soc, f"answers from the recording {replay.path}")
     from tuner.backends.npu.backend import device_soc, npu_unavailable
     from tuner.backends.npu.detect import detect
 
@@ -43,19 +50,47 @@ def choose_backend(requested: str, soc: str | None) -> Choice:
     return Choice("npu", soc, f"{found.device_count} × {soc} with CANN {found.cann_version}")
 
 
-def make_backend(name: str, soc: str, workers: int = 1) -> Backend:
-    """The backend called `name` for `soc`; UsageError when it is unknown or unavailable here."""
+def _replay(soc: str | None, recording: Path | None = None) -> Backend:
+    from tuner.backends.replay import ReplayBackend
+
+    path = recording or os.environ.get(REPLAY_ENV)
+    if not path:
+        raise UsageError(f"--backend replay answers from a recording: set {REPLAY_ENV}=PATH "
+                         "(tuner/backends/replay.py says how one is made)")
+    replay = ReplayBackend(Path(path))
+    if soc is not None and soc != replay.soc:
+        raise UsageError(f"the recording {path} is of {replay.soc}, not {soc}")
+    return replay
+
+
+def make_backend(name: str, soc: str, workers: int = 1, *, recording: Path | None = None) -> Backend:
+    """The backend called `name` for `soc`; UsageError when it is unknown or unavailable here. `replay` answers
+    from `recording` (default $TUNER_REPLAY); with $TUNER_RECORD set, what the backend answers is recorded into
+    that file (written when the backend is closed)."""
+    if workers != 1 and name != "npu":
+        raise UsageError("--workers is for --backend npu (one worker per NPU); on the simulator use --jobs")
+    backend: Backend
     if name == "sim":
-        if workers != 1:
-            raise UsageError("--workers is for --backend npu (one worker per NPU); on the simulator use --jobs")
-        return SimBackend(soc)
-    if name == "npu":
+        backend = SimBackend(soc)
+    elif name == "npu":
         from tuner.backends.npu.backend import NpuBackend
 
-        return NpuBackend(soc, workers=workers)
-    raise UsageError(f"unknown backend '{name}' (known: {', '.join(BACKENDS)})")
+        backend = NpuBackend(soc, workers=workers)
+    elif name == "replay":
+        backend = _replay(soc, recording)
+    else:
+        raise UsageError(f"unknown backend '{name}' (known: {', '.join(BACKENDS)})")
+    record = os.environ.get(RECORD_ENV)
+    if record and name != "replay":
+        from tuner.backends.replay import RecordingBackend
+
+        return RecordingBackend(backend, Path(record))
+    return backend
 
 
 def time_source(backend: str, soc: str) -> str:
-    """Where a backend's times come from, as every printed number says it: a model or a measurement."""
+    """Where a backend's times come from, as every printed number says it: a model, a measurement, or a
+    recording of either (whose own times say which)."""
+    if backend == "replay":
+        return f"replayed from a recording made on {soc}"
     return f"simulated, {soc} model" if backend == "sim" else f"measured on {soc}"

@@ -8,6 +8,9 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 PYMODS = HERE / "pymods"
@@ -47,3 +50,26 @@ def machine(root: Path, *, cann: str = "9.0.0", soc: str = "Ascend910B2", count:
     env.pop("ASCEND_RT_VISIBLE_DEVICES", None)
     env.pop("ASCEND_TOOLKIT_HOME", None)
     return Machine(home, bindir, log, env)
+
+
+def enter(root: Path, monkeypatch: pytest.MonkeyPatch, **options: str | int) -> Machine:
+    """Lay out a machine under `root` and put this test process on it (its device workers inherit the
+    environment) until `monkeypatch` undoes it."""
+    m = machine(root, **options)  # type: ignore[arg-type]
+    for key in ("PATH", "PYTHONPATH", "ASCEND_HOME_PATH", "TOOL_LOG", "STANDIN_NPU_NAME", "STANDIN_NPU_COUNT",
+                "STANDIN_NPU_LOG"):
+        monkeypatch.setenv(key, m.env[key])
+    return m
+
+
+def import_module(name: str) -> ModuleType | SimpleNamespace:
+    """The imports `detect` makes, answered as on the machine: torch with an `npu` namespace, and torch_npu."""
+    import torch
+
+    from . import npu_runtime
+
+    if name == "torch":
+        return SimpleNamespace(__version__=torch.__version__, npu=npu_runtime.namespace())
+    if name == "torch_npu":
+        return npu_runtime
+    raise ModuleNotFoundError(name)

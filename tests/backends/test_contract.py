@@ -1,0 +1,114 @@
+"""The Backend contract, one set of tests run against every implementation: the simulator, the NPU backend on
+the stand-in machine (tests/backends/standin), and the replay of a recorded simulator run."""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tuner.backends import SimBackend, time_source
+from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
+from tuner.backends.base import Artifact, Backend
+from tuner.backends.npu.backend import NpuBackend, TimingPolicy
+from tuner.backends.npu.detect import detect
+from tuner.errors import CompileError
+
+from .standin import enter, import_module
+
+SOC = "Ascend910B2"
+SCALE = Path(__file__).parent / "kernels" / "scale.cpp"
+BLOCKS, BLOCK_LEN, TILE_LEN = 4, 256, 64
+X = np.linspace(-3.0, 3.0, BLOCKS * BLOCK_LEN, dtype=np.float32)
+BROKEN = '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void scale(GM_ADDR x) { undefined_call(x); }\n'
+PIPES = {"vec", "scalar", "mte2", "mte3"}
+
+
+def scale_args(overrun: bool = False) -> list[KernelArg]:
+    tiling = struct.pack("<3I", BLOCK_LEN, TILE_LEN, int(overrun))
+    return [GmIn(X, "x"), GmOut(np.dtype(np.float32), X.shape, "y"), GmBytes(tiling, "tiling")]
+
+
+def _npu(root: Path) -> Iterator[Backend]:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        enter(root, monkeypatch)
+        found = detect(import_module=import_module)
+        assert found.npu_ready, found.to_json()
+        npu = NpuBackend(SOC, detection=found, timing=TimingPolicy(min_launches=3, min_total_ms=1.0, flush=False),
+                         timeout_s=30.0)
+        yield npu
+        npu.close()
+
+
+@pytest.fixture(scope="module", params=["sim", "npu", pytest.param("replay", marks=pytest.mark.replay)])
+def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    if request.param == "sim":
+        yield SimBackend(SOC)
+    elif request.param == "npu":
+        yield from _npu(tmp_path_factory.mktemp("machine"))
+    else:
+        yield request.getfixturevalue("replayed")(SOC)
+
+
+@pytest.fixture(scope="module")
+def built(backend: Backend) -> Artifact:
+    return backend.build(SCALE, "scale")
+
+
+def _times_from(backend: Backend) -> str:
+    """The time source a backend's profiles must name: a replay's say what they replay, and that they do."""
+    recorded = getattr(backend, "recorded_name", backend.name)
+    return time_source(recorded, backend.soc)
+
+
+def test_build_gives_an_artifact_of_the_kernel(backend: Backend, built: Artifact) -> None:
+    assert (built.kernel, built.backend, built.soc) == ("scale", backend.name, SOC)
+    assert backend.soc == SOC and backend.version
+
+
+def test_a_source_that_does_not_compile_is_a_compile_error_with_diagnostics(backend: Backend, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.cpp"
+    broken.write_text(BROKEN)
+    with pytest.raises(CompileError) as info:
+        backend.build(broken, "scale")
+    assert "undefined_call" in info.value.summary and "broken.cpp:2" in info.value.summary
+    assert "undefined_call" in info.value.diagnostics
+
+
+def test_run_gives_the_outputs(backend: Backend, built: Artifact) -> None:
+    run = backend.run(built, scale_args(), BLOCKS)
+    assert run.ok and run.faults == [] and len(run.outputs) == 1
+    np.testing.assert_array_equal(run.outputs[0], 2 * X)
+
+
+def test_profile_gives_a_time_its_source_the_pipes_and_the_outputs(backend: Backend, built: Artifact) -> None:
+    profile = backend.profile(built, scale_args(), BLOCKS)
+    assert profile.time_us > 0 and math.isfinite(profile.time_us)
+    assert profile.source.startswith(_times_from(backend))
+    assert profile.source.endswith("(replayed)") == (backend.name == "replay")
+    assert set(profile.pipe_ratios) == PIPES and all(0 <= r <= 1 for r in profile.pipe_ratios.values())
+    assert profile.pipe_ratios["mte2"] > 0 and profile.pipe_ratios["vec"] > 0
+    assert profile.gm_to_ub_bytes == X.nbytes == profile.ub_to_gm_bytes
+    assert profile.run.ok
+    np.testing.assert_array_equal(profile.run.outputs[0], 2 * X)
+    for later in (profile.after_timing,) if profile.after_timing is not None else ():
+        np.testing.assert_array_equal(later.outputs[0], 2 * X)
+
+
+def test_a_faulty_kernel_is_a_result_not_an_exception(backend: Backend, built: Artifact) -> None:
+    profile = backend.profile(built, scale_args(overrun=True), BLOCKS)
+    assert not profile.run.ok and profile.run.fault_classes == ["out-of-bounds"]
+    assert "past the end of GM buffer 'y'" in profile.run.faults[0]
+    assert math.isnan(profile.time_us) or profile.time_us > 0
+
+
+def test_time_is_a_fresh_time_of_a_checked_kernel(backend: Backend, built: Artifact) -> None:
+    first = backend.time(built, scale_args(), BLOCKS)
+    assert first > 0 and math.isfinite(first)
+    if backend.name != "npu":  # a model's time is the same each launch; a device's varies
+        assert first == backend.profile(built, scale_args(), BLOCKS).time_us
+
