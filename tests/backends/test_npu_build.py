@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tuner.backends.npu.build import NpuBuilder, NpuToolchain, build_commands, npu_arch
+from tuner.backends.npu.build import NpuBuilder, NpuToolchain, build_commands
 from tuner.backends.npu.detect import detect
+from tuner.backends.npu.package import npu_arch
 from tuner.data.socs import get_soc
 from tuner.errors import CompileError
 
@@ -109,7 +110,7 @@ def test_cann8_builds_through_ascendc_cmake(env, soc):
     assert build.startswith("cmake --build ") and build.endswith(" -j")
     workdir = Path(configure.split()[configure.split().index("-S") + 1])
     lists = (workdir / "CMakeLists.txt").read_text()
-    assert "include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)" in lists
+    assert "include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)" in lists and f'set(SOC_VERSION "{soc}"' in lists
     assert "compiler/tikcpp/ascendc_kernel_cmake" in lists and "tools/tikcpp/ascendc_kernel_cmake" in lists
     assert "ascendc_library(kernels STATIC ${CMAKE_CURRENT_SOURCE_DIR}/kernel.cpp)" in lists
     assert (workdir / "kernel.cpp").read_text() == SOURCE

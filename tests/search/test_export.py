@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tuner.search.export import ExportError, export_kernel
+from tuner.errors import UsageError
+from tuner.search.export import ExportBundle, ExportError, export_arguments, write_export
 from tuner.space.render import C_TYPES, tiling_struct_source
 from tuner.space.spaces import ArgSpec
 
@@ -86,14 +87,18 @@ def kernel_source(dtype: str) -> str:
     return KERNEL.format(tiling=tiling_struct_source("ScaleTiling", FIELDS), T=C_TYPES.get(dtype, "float"))
 
 
-def export(dest: Path, dtype: str = "float32", **overrides) -> Path:
-    kwargs = dict(source=kernel_source(dtype), kernel="scale_rows", args=ARGS, tiling=TILING,
-                  tiling_struct="ScaleTiling", block_dim=BLOCK_DIM, op="scale", shape=(ROWS, COLS),
-                  output_shapes={"y": (ROWS, COLS)}, dtype=dtype, soc=SOC, backend="sim", variant="rows",
-                  params={"rows_per_block": np.int64(2), "buffers": 2}, time_us=2.5,
-                  time_source=f"simulated, {SOC} model", run="run-1", study="scale/rows", trial=17)
-    kwargs.update(overrides)
-    return export_kernel(dest, **kwargs)
+def export(dest: Path, dtype: str = "float32", *, args: tuple[ArgSpec, ...] = ARGS,
+           output_shapes: dict[str, tuple[int, ...]] | None = None,
+           input_shapes: dict[str, tuple[int, ...]] | None = None, **overrides) -> Path:
+    """The scale kernel exported to `dest`, with `overrides` of the bundle's fields."""
+    outputs = {"y": (ROWS, COLS)} if output_shapes is None else output_shapes
+    fields = dict(source=kernel_source(dtype), kernel="scale_rows",
+                  arguments=export_arguments(args, dtype, (ROWS, COLS), outputs, input_shapes), tiling=TILING,
+                  tiling_struct="ScaleTiling", block_dim=BLOCK_DIM, op="scale", shape=(ROWS, COLS), dtype=dtype,
+                  soc=SOC, backend="sim", variant="rows", params={"rows_per_block": np.int64(2), "buffers": 2},
+                  time_us=2.5, time_source=f"simulated, {SOC} model", run="run-1", study="scale/rows", trial=17)
+    fields.update(overrides)
+    return write_export(ExportBundle(**fields), dest)
 
 
 def env() -> dict[str, str]:
@@ -115,11 +120,13 @@ def test_files_tiling_and_kernel_json(exported):
         "struct": "ScaleTiling", "fields": {"rowsPerBlock": 2, "cols": 64, "scale": 3}}
     assert os.access(exported / "run_sim.sh", os.X_OK)
     d = json.loads((exported / "kernel.json").read_text())
-    assert {k: d[k] for k in ("entry", "block_dim", "defines", "soc", "op", "shape", "dtype", "variant", "params",
-                              "time_us", "time_source", "run", "study", "trial")} == {
-        "entry": "scale_rows", "block_dim": 4, "defines": [], "soc": SOC, "op": "scale", "shape": [8, 64],
-        "dtype": "float32", "variant": "rows", "params": {"rows_per_block": 2, "buffers": 2}, "time_us": 2.5,
-        "time_source": "simulated, Ascend910B2 model", "run": "run-1", "study": "scale/rows", "trial": 17}
+    assert {k: d[k] for k in ("entry", "source", "block_dim", "defines", "soc", "op", "shape", "dtype", "variant",
+                              "params", "time_us", "time_source", "run", "study", "trial")} == {
+        "entry": "scale_rows", "source": "kernel.cpp", "block_dim": 4, "defines": [], "soc": SOC, "op": "scale",
+        "shape": [8, 64], "dtype": "float32", "variant": "rows", "params": {"rows_per_block": 2, "buffers": 2},
+        "time_us": 2.5, "time_source": "simulated, Ascend910B2 model", "run": "run-1", "study": "scale/rows",
+        "trial": 17}
+    assert (exported / d["source"]).read_text() == kernel_source("float32")
     assert d["arguments"] == [
         {"name": "x", "kind": "in", "dtype": "float32", "shape": [8, 64], "tensor": "x"},
         {"name": "y", "kind": "out", "dtype": "float32", "shape": [8, 64], "tensor": "y"},
@@ -264,11 +271,19 @@ def test_time_us_none_and_overwrite(tmp_path):
     ({"tiling": (("rowsPerBlock", 2**32),)}, "is not a uint32"),
     ({"dtype": "int8"}, "dtype 'int8' has no C type"),
     ({"args": (ArgSpec("x", "in"), ArgSpec("y", "inout"))}, "kind 'inout'"),
-    ({"args": (ArgSpec("x", "in"), ArgSpec("x", "out"))}, "appears twice"),
+    ({"args": (ArgSpec("x", "in"), ArgSpec("x", "out", "y"))}, "appears twice"),
     ({"args": (ArgSpec("x", "in"), ArgSpec("tiling", "tiling"))}, "no output argument"),
     ({"block_dim": 0}, "block_dim 0"),
     ({"args": (ArgSpec("x", "in", "x; rm"), ArgSpec("y", "out"))}, "carries 'x; rm', which is not an identifier"),
 ])
 def test_bad_descriptions_are_refused_with_the_reason(tmp_path, overrides, message):
-    with pytest.raises(ExportError, match=re.escape(message)):
+    """A usage error each (an ExportError, or the tiling packer's own), so the CLI prints it as one line."""
+    with pytest.raises(UsageError, match=re.escape(message)):
         export(tmp_path / "bad", **overrides)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_an_unwritable_destination_is_an_export_error(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(ExportError, match=r"cannot write the export to .*a-file/best: .*a-file"):
+        export(tmp_path / "a-file" / "best")

@@ -83,6 +83,15 @@ class Scalar:
 KernelArg = GmIn | GmOut | GmBytes | Struct | Scalar
 
 
+def pack_tiling(tiling: tuple[tuple[str, int], ...]) -> bytes:
+    """A tiling struct as the kernel reads it from GM: its uint32 fields, little-endian, in order; UsageError for a
+    field that is not a uint32."""
+    for name, value in tiling:
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**32:
+            raise UsageError(f"tiling field {name}={value!r} is not a uint32")
+    return struct.pack(f"<{len(tiling)}I", *(value for _, value in tiling))
+
+
 def simulation_bytes(args: list[KernelArg]) -> int:
     """Memory a `tuner simulate` run of `args` takes beyond the inputs already loaded: each input once more in the
     simulator's GM and once in its scratch file; each output in GM, in its scratch file, read back and copied

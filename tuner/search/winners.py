@@ -8,14 +8,15 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from tuner.backends import make_backend
+from tuner.backends.args import pack_tiling
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.mutate.sandbox import ScreenedBackend
 from tuner.ops import get_operator
 from tuner.ops.base import Operator, to_numpy
 from tuner.search.compile_cache import CompileCache, source_hash
-from tuner.search.evaluate import kernel_args, tiling_bytes
-from tuner.search.export import export_kernel
+from tuner.search.evaluate import kernel_args
+from tuner.search.export import ExportBundle, export_arguments, write_export
 from tuner.search.report import eligible, retimed_winner
 from tuner.search.rewrites import written_by_llm
 from tuner.search.storage import StudyInfo, run_studies
@@ -81,14 +82,14 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
         raise UsageError(f"the template of variant '{variant.name}' changed since trial {frozen.number} ran; "
                          "its source cannot be reproduced")
     untrusted = written_by_llm(variant, space)
-    written = export_kernel(
-        dest, source=source, kernel=space.kernel, args=space.args, tiling=point.tiling,
-        tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
-        output_shapes=op.output_shapes(shape), input_shapes=op.input_shapes(shape), dtype=dtype, soc=soc.name,
-        backend=attrs["backend"],
-        variant=variant.name, params=dict(frozen.params), time_us=frozen.value,
-        time_source=str(frozen.user_attrs.get("time_source", "")), run=run, study=info.name, trial=frozen.number,
-        untrusted=untrusted)
+    bundle = ExportBundle(
+        source=source, kernel=space.kernel,
+        arguments=export_arguments(space.args, dtype, shape, op.output_shapes(shape), op.input_shapes(shape)),
+        tiling=point.tiling, tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
+        dtype=dtype, soc=soc.name, backend=attrs["backend"], time_us=frozen.value,
+        time_source=str(frozen.user_attrs.get("time_source", "")), variant=variant.name, params=dict(frozen.params),
+        run=run, study=info.name, trial=frozen.number, untrusted=untrusted)
+    written = write_export(bundle, dest)
     if with_trace and attrs["backend"] == "sim":
         _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point, untrusted=untrusted)
     return written
@@ -105,5 +106,5 @@ def _write_trace(path: Path, op: Operator, shape: tuple[int, ...], dtype: str, s
     if build.artifact is None:
         return
     inputs = {name: to_numpy(tensor) for name, tensor in op.make_inputs(shape, dtype, 0).items()}
-    args = kernel_args(space, inputs, op.output_shapes(shape), dtype, tiling_bytes(point.tiling))
+    args = kernel_args(space, inputs, op.output_shapes(shape), dtype, pack_tiling(point.tiling))
     backend.profile(build.artifact, args, point.block_dim, trace=path)
