@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -33,15 +34,19 @@ def scale_args(overrun: bool = False) -> list[KernelArg]:
     return [GmIn(X, "x"), GmOut(np.dtype(np.float32), X.shape, "y"), GmBytes(tiling, "tiling")]
 
 
-def _npu(root: Path) -> Iterator[Backend]:
+@contextmanager
+def npu_backend(root: Path) -> Iterator[NpuBackend]:
+    """The NPU backend on a stand-in machine laid out under `root`, this process on it while the block runs."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         enter(root, monkeypatch)
         found = detect(import_module=import_module)
         assert found.npu_ready, found.to_json()
         npu = NpuBackend(SOC, detection=found, timing=TimingPolicy(min_launches=3, min_total_ms=1.0, flush=False),
                          timeout_s=30.0)
-        yield npu
-        npu.close()
+        try:
+            yield npu
+        finally:
+            npu.close()
 
 
 @pytest.fixture(scope="module", params=["sim", "npu", pytest.param("replay", marks=pytest.mark.replay)])
@@ -49,7 +54,8 @@ def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     if request.param == "sim":
         yield SimBackend(SOC)
     elif request.param == "npu":
-        yield from _npu(tmp_path_factory.mktemp("machine"))
+        with npu_backend(tmp_path_factory.mktemp("machine")) as npu:
+            yield npu
     else:
         yield request.getfixturevalue("replayed")(SOC)
 

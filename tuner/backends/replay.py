@@ -64,6 +64,7 @@ __all__ = ["RecordingBackend", "ReplayArtifact", "ReplayBackend", "ReplayMiss", 
 
 FORMAT = 1
 REPLAYED = " (replayed)"
+SHOWN = 5  # requests a miss lists of those the recording holds for the same build
 # Errors a recorded call may end in, re-raised by the replay; any other exception is not recorded, so the
 # replay of that call is a miss.
 ERRORS: dict[str, type[TunerError]] = {cls.__name__: cls for cls in (
@@ -136,7 +137,8 @@ def _describe(request: dict[str, Any]) -> str:
                 f"untrusted={request['untrusted']}, object checked={request['checked']})")
     if request["call"] == "time_torch":
         return f"torch timing of {request['op']} {request['options']} on {len(request['inputs'])} input sets"
-    return f"{request['call']} at block_dim {request['block_dim']} with ({', '.join(request['args'])})"
+    return (f"{request['call']} of build {request['build']} at block_dim {request['block_dim']} with "
+            f"({', '.join(request['args'])})")
 
 
 class _Blobs:
@@ -416,18 +418,17 @@ class ReplayBackend(Backend):
         return answer
 
     def _missing(self, request: dict[str, Any]) -> str:
-        def near(other: dict[str, Any]) -> bool:
-            if request["call"] == "build":
-                return other["call"] == "build" and other["kernel"] == request["kernel"]
-            return other.get("build", other.get("op")) == request.get("build", request.get("op"))
-
-        held = [f"{_describe(e['request'])} ×{len(e['answers'])}" for e in self._recording.calls.values()
-                if near(e["request"])]
-        holds = "; it holds for the same " + ("kernel: " if request["call"] == "build" else "build: ") + \
-            " | ".join(held) if held else "; it holds nothing for the same " + \
-            ("kernel" if request["call"] == "build" else "build")
-        return f"the recording {self.path} holds no {_describe(request)}{holds} — record it again " \
-               "(tuner/backends/replay.py says how)"
+        """What a miss says: the request, and what the recording holds for the same kernel (a build) or the
+        same build (a launch) or operator (torch's timing)."""
+        field = {"build": "kernel", "time_torch": "op"}.get(request["call"], "build")
+        same = "kernel" if field == "kernel" else "operator" if field == "op" else "build"
+        held = [_describe(e["request"]) for e in self._recording.calls.values()
+                if e["request"].get(field) == request[field]]
+        more = f"; and {len(held) - SHOWN} more" if len(held) > SHOWN else ""
+        holds = f"for the same {same} it holds: " + "; ".join(held[:SHOWN]) + more if held else \
+            f"it holds nothing for the same {same}"
+        return (f"the recording {self.path} holds no {_describe(request)}; {holds} — record it again "
+                "(tuner/backends/replay.py says how)")
 
     def build(self, source: Path, kernel: str, defines: tuple[str, ...] = (), *,
               check_object: Callable[[Path], None] | None = None, untrusted: bool = False) -> Artifact:
