@@ -267,7 +267,7 @@ def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, wor
     from tuner.backends import choose_backend, time_source
     from tuner.console import progress_bar
     from tuner.ops.base import parse_shape
-    from tuner.search.loop import Interrupted, Optimizer, RunConfig
+    from tuner.search.loop import Interrupted, RunConfig, make_optimizer
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -285,7 +285,7 @@ def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, wor
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
                            llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,
                            repair_rounds=repair_rounds, plateau=plateau, plateau_eps=plateau_eps)
-        optimizer = Optimizer(config)
+        optimizer = make_optimizer(config)
         click.echo(f"backend: {choice.backend} ({choice.why}); times are {time_source(choice.backend, choice.soc)}",
                    err=True)
         if prepare:

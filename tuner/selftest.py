@@ -128,14 +128,14 @@ def environment(det: Detection) -> dict[str, Any]:
 
 def run_case(op: str, shape: tuple[int, ...], det: Detection, runs_dir: Path) -> CaseResult:
     """One short tuning run; a TunerError becomes the case's `error`."""
-    from tuner.search.loop import Optimizer, RunConfig
+    from tuner.search.loop import RunConfig, make_optimizer
     from tuner.search.storage import run_studies
 
     case = CaseResult(op, list(shape), DTYPE)
-    config = RunConfig(op, shape, DTYPE, soc=str(det.device_soc), backend="npu", budget=BUDGET, runs_dir=runs_dir,
-                       rewrites=False, profile="msprof" if det.msprof else None, jobs=1)
     try:
-        optimizer = Optimizer(config)
+        config = RunConfig(op, shape, DTYPE, soc=str(det.device_soc), backend="npu", budget=BUDGET,
+                           runs_dir=runs_dir, rewrites=False, profile="msprof" if det.msprof else None, jobs=1)
+        optimizer = make_optimizer(config)
         summary = optimizer.run()
         infos = run_studies(optimizer.storage, summary.run).get(summary.run, [])
     except TunerError as exc:

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from probes import running
 
-from tuner.backends.args import GmOut
+from tuner.backends.args import GmOut, pack_tiling
 from tuner.data.socs import get_soc
 from tuner.mutate.screen import ScreenError, check_symbols, screen_source, screen_template
 from tuner.ops import get_operator
 from tuner.processes import Limits, run_limited, stop_children
-from tuner.search.evaluate import kernel_args, tiling_bytes
+from tuner.search.evaluate import kernel_args
 from tuner.sim import build, run
 from tuner.sim.build import build_kernel
 from tuner.sim.run import run_executable
@@ -284,7 +284,7 @@ def test_the_biggest_kernels_run_within_the_limits(tmp_path: Path):
     exe = build_kernel(_kernel(tmp_path, "add", source), space.kernel, SOC, check_object=check_symbols)
     rng = np.random.default_rng(0)
     x, y = (rng.standard_normal(shape, dtype=np.float32) for _ in range(2))
-    args = kernel_args(space, {"x": x, "y": y}, {"z": shape}, "float32", tiling_bytes(point.tiling))
+    args = kernel_args(space, {"x": x, "y": y}, {"z": shape}, "float32", pack_tiling(point.tiling))
     result = run_executable(exe, args, point.block_dim)
     assert result.ok, result.faults
     np.testing.assert_array_equal(result.outputs[0], x + y)

@@ -75,7 +75,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragments):
 def test_a_run_the_machine_cannot_hold_is_refused_before_it_takes_memory(tmp_path):
     from tuner.ops import get_operator
     from tuner.processes import available_memory
-    from tuner.search.loop import run_memory_bytes
+    from tuner.search.config import run_memory_bytes
 
     need, (room, _) = run_memory_bytes(get_operator("softmax"), (40000, 40000), "float16", 2), available_memory()
     if need <= room:

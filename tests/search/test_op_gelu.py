@@ -11,11 +11,12 @@ import pytest
 import torch
 
 from tuner.backends import SimBackend
+from tuner.backends.args import pack_tiling
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.ops import get_operator
 from tuner.ops.base import Expected
-from tuner.search.evaluate import kernel_args, tiling_bytes
+from tuner.search.evaluate import kernel_args
 from tuner.search.loop import RunConfig
 from tuner.search.roofline import roofline
 from tuner.space.render import render_kernel
@@ -60,7 +61,7 @@ def _run_baseline_kernel(x: np.ndarray, approximate: str, workdir: Path) -> np.n
     path.write_text(source)
     backend = SimBackend("Ascend910B2")
     artifact = backend.build(path, space.kernel)
-    run = backend.run(artifact, kernel_args(space, {"x": x}, {"y": x.shape}, "float32", tiling_bytes(point.tiling)),
+    run = backend.run(artifact, kernel_args(space, {"x": x}, {"y": x.shape}, "float32", pack_tiling(point.tiling)),
                       point.block_dim)
     assert run.ok, run.faults
     return run.outputs[0]

@@ -46,14 +46,14 @@ def test_options_reach_the_template(tmp_path: Path):
 
 
 def test_a_run_name_is_one_safe_path_component():
-    from tuner.search.loop import check_run_name
+    from tuner.search.loop import RunConfig
 
     for good in ("softmax-4096x4096-float16-Ascend910B2-sim", "gelu-7x1001-float16-Ascend910B2-sim-approximate=tanh",
                  "rmsnorm-8x8-float16-Ascend910B2-sim-eps=1e+30", "v1.2_run:a"):
-        assert check_run_name(good) == good
-    for bad in ("../../escape", "..", ".", "a/b", "/abs", "-x", ".hidden", "a b", "x" * 201, "", "a\nb"):
+        assert RunConfig(op="softmax", run=good).run_name == good
+    for bad in ("../../escape", "..", ".", "a/b", "/abs", "-x", ".hidden", "a b", "x" * 201, "a\nb"):
         with pytest.raises(UsageError, match="is not one safe path component"):
-            check_run_name(bad)
+            RunConfig(op="softmax", run=bad)
 
 
 def test_an_option_off_its_default_names_a_different_run():

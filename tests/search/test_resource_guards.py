@@ -12,7 +12,8 @@ from tuner.backends.args import GmIn, GmOut, simulation_bytes
 from tuner.errors import UsageError
 from tuner.ops import get_operator
 from tuner.processes import MemoryLimitError, available_memory, check_memory
-from tuner.search.loop import Optimizer, RunConfig, run_memory_bytes
+from tuner.search.config import run_memory_bytes
+from tuner.search.loop import RunConfig, make_optimizer
 from tuner.sim.args import check_simulation_memory, parse_arg
 
 GIB = 2**30
@@ -80,7 +81,7 @@ def test_an_optimize_that_cannot_fit_is_refused_before_any_file_or_input_set_is_
         pytest.skip(f"this machine has {room[0] / GIB:.0f} GiB available: the largest shape fits")
     config = RunConfig(op="softmax", shape=shape, dtype="float32", runs_dir=tmp_path / "runs")
     with pytest.raises(MemoryLimitError, match="softmax 46340x46340 float32 .* needs about .* available"):
-        Optimizer(config)
+        make_optimizer(config)
     assert not (tmp_path / "runs").exists()
 
 

@@ -21,7 +21,7 @@ from tuner.errors import UsageError
 from tuner.ops import get_operator, operator_names
 from tuner.ops.base import UnsupportedShapeError, shape_text
 from tuner.processes import MemoryLimitError
-from tuner.search.loop import Interrupted, Progress, RunConfig, check_numbers, optimize
+from tuner.search.loop import Interrupted, Progress, RunConfig, optimize
 from tuner.search.report import RunSummary
 from tuner.search.storage import open_storage, run_studies
 from tuner.space.render import TemplateError
@@ -238,7 +238,7 @@ def run_bench(config: BenchConfig, progress: ProgressFactory | None = None,
         raise UsageError(str(exc)) from None
     config = replace(config, soc=soc)  # the runs of ascend910b2 are those of Ascend910B2
     for case in config.cases:
-        check_numbers(config.run_config(case))
+        config.run_config(case)  # every case's settings are checked (UsageError) before any case runs
     backend = make_backend(config.backend, soc).name
     result = BenchResult(backend, soc, time_source(backend, soc), config.budget, [], len(config.cases))
     for case in config.cases:

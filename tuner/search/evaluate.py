@@ -1,51 +1,108 @@
 """One candidate, end to end: constraints, render, build, run on every input set, verify, time.
 
-Every way a candidate can fail becomes an `Outcome` with an error class, never an exception, so the loop
+Every way a candidate can fail becomes a `Measurement` with an error class, never an exception, so the loop
 records it against the trial. Exceptions that escape are the tuner's own errors.
 """
 
 from __future__ import annotations
 
 import math
-import struct
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
+from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg, pack_tiling
 from tuner.backends.base import Artifact, Backend, RunResult, TorchTiming
 from tuner.data.socs import get_soc
 from tuner.errors import ErrorClass, TunerError
 from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
-from tuner.search.compile_cache import Build, CompileCache
+from tuner.search.compile_cache import Build, CompileCache, source_hash
 from tuner.search.roofline import roofline
 from tuner.space.render import TemplateError, kernel_variables, render_kernel
-from tuner.space.spaces import SearchSpace, Variant
+from tuner.space.spaces import Point, SearchSpace, Variant
 
 INPUT_SETS = 3
 # A candidate this many times faster than the run's baseline is suspect, as is one faster than the roofline.
 SUSPECT_SPEEDUP = 10.0
 
 
-@dataclass
-class Outcome:
-    """What evaluating one point gave: a time (µs) when correct, else an error class and detail."""
+@dataclass(frozen=True)
+class Candidate:
+    """A feasible point made ready once, when it is asked: its variant, knobs, launch and rendered source (or why
+    the template did not render); the measurement, the rewrites and the summary read it from here."""
 
+    variant: str
+    params: dict[str, Any]
+    point: Point
+    source: str | None
+    render_error: str = ""
+
+    @property
+    def source_hash(self) -> str | None:
+        return source_hash(self.source) if self.source is not None else None
+
+    @property
+    def launch(self) -> dict[str, Any]:
+        return {"block_dim": self.point.block_dim, "tiling": dict(self.point.tiling)}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What measuring one candidate gave: a time (µs) when correct, else an error class and detail, with what the
+    build, the launches and the checks observed. `attrs` is the form a trial keeps as its user attributes."""
+
+    candidate: Candidate | None = None  # None: the point was infeasible
     value: float | None = None
     error_class: ErrorClass | None = None
     detail: str = ""
     measured: bool = False
-    attrs: dict[str, Any] = field(default_factory=dict)
-    source: str | None = None
     compile_log: str | None = None
+    compile_s: float | None = None
+    build_cached: bool | None = None
+    time_source: str | None = None
+    pipe: dict[str, float] | None = None
+    backend_attrs: dict[str, Any] = field(default_factory=dict)  # what the backend adds (device timing, ...)
+    suspect: str | None = None
+    verified_sets: int | None = None
+    max_error: dict[str, float] | None = None
+    seconds: dict[str, float] | None = None
+    torch_us: float | None = None
+    speedup_vs_torch: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.error_class is None and self.value is not None
+
+    @property
+    def built(self) -> bool:
+        return self.compile_s is not None
+
+    @property
+    def source(self) -> str | None:
+        return self.candidate.source if self.candidate else None
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """The trial attributes of the measurement (the error class and detail are told beside them)."""
+        attrs: dict[str, Any] = {}
+        if self.candidate is not None:
+            attrs["launch"] = self.candidate.launch
+        if self.built:
+            attrs.update(source_hash=self.candidate.source_hash if self.candidate else None, compile_s=self.compile_s,
+                         build_cached=self.build_cached)
+        if self.time_source is not None:
+            attrs.update(time_source=self.time_source, pipe=self.pipe, **self.backend_attrs)
+        if self.suspect is not None:
+            attrs["suspect"] = self.suspect
+        if self.verified_sets is not None:
+            attrs.update(verified_sets=self.verified_sets, max_error=self.max_error, seconds=self.seconds)
+        if self.torch_us is not None:
+            attrs.update(torch_us=self.torch_us, speedup_vs_torch=self.speedup_vs_torch)
+        return attrs
 
 
 class RunInputs:
@@ -60,12 +117,7 @@ class RunInputs:
         self.torch: TorchTiming | None = None  # torch's own op on the backend's device, when it has one
 
 
-def tiling_bytes(tiling: tuple[tuple[str, int], ...]) -> bytes:
-    """The tiling struct as the kernel reads it: uint32 fields, little-endian, in order."""
-    values = [v for _, v in tiling]
-    if any(v < 0 or v >= 2**32 for v in values):
-        raise ValueError(f"tiling value out of uint32 range: {dict(tiling)}")
-    return struct.pack(f"<{len(values)}I", *values)
+tiling_bytes = pack_tiling  # the name tests/ops/preservation.py, tests/mutate/test_rules.py, tests/sim import
 
 
 def kernel_args(space: SearchSpace, arrays: Mapping[str, Any], output_shapes: Mapping[str, tuple[int, ...]],
@@ -128,35 +180,47 @@ class Evaluator:
                     f"{baseline_us:.3f} µs / {SUSPECT_SPEEDUP:g} ({source})")
         return None
 
-    def evaluate(self, params: Mapping[str, Any], best_us: float | None = None,
-                 baseline_us: float | None = None) -> Outcome:
-        """Evaluate one point. A candidate faster than `best_us` (the run's best so far) is checked on every
-        input set before it is told; slower ones cannot become best, so the timed launch's set suffices. A
-        suspect candidate (`suspect`, against the run's baseline time `baseline_us`) is run again on every input
-        set, the timed one too, and keeps the reason as its `suspect` attribute."""
+    def candidate(self, params: Mapping[str, Any]) -> Candidate | None:
+        """The candidate a feasible point makes (rendered here), None for an infeasible one."""
         point = self.variant.evaluate(params, self.context)
         if not point.feasible:
-            return Outcome(error_class=ErrorClass.INFEASIBLE, detail=point.why_infeasible())
-        attrs: dict[str, Any] = {"launch": {"block_dim": point.block_dim, "tiling": dict(point.tiling)}}
+            return None
         try:
-            source = self.render(params)
+            return Candidate(self.variant.name, dict(params), point, self.render(params))
         except TemplateError as exc:
-            return Outcome(error_class=ErrorClass.RENDER_ERROR, detail=str(exc), attrs=attrs)
-        build: Build = self.cache.build(source, self.space.kernel)
-        attrs.update(source_hash=build.source_hash, compile_s=round(build.seconds, 3), build_cached=build.cached)
+            return Candidate(self.variant.name, dict(params), point, None, str(exc))
+
+    def evaluate(self, params: Mapping[str, Any], best_us: float | None = None,
+                 baseline_us: float | None = None) -> Measurement:
+        """Make the candidate of one point and measure it (`measure`)."""
+        candidate = self.candidate(params)
+        if candidate is None:
+            return Measurement(error_class=ErrorClass.INFEASIBLE,
+                               detail=self.variant.evaluate(params, self.context).why_infeasible())
+        return self.measure(candidate, best_us, baseline_us)
+
+    def measure(self, candidate: Candidate, best_us: float | None = None,
+                baseline_us: float | None = None) -> Measurement:
+        """Build, run, check and time a candidate. One faster than `best_us` (the run's best so far) is checked on
+        every input set before it is told; slower ones cannot become best, so the timed launch's set suffices. A
+        suspect candidate (`suspect`, against the run's baseline time `baseline_us`) is run again on every input
+        set, the timed one too, and keeps the reason as its `suspect` attribute."""
+        if candidate.source is None:
+            return Measurement(candidate, error_class=ErrorClass.RENDER_ERROR, detail=candidate.render_error)
+        point = candidate.point
+        build: Build = self.cache.build(candidate.source, self.space.kernel)
+        built = Measurement(candidate, compile_s=round(build.seconds, 3), build_cached=build.cached)
         if build.error is not None:
-            return Outcome(error_class=ErrorClass.COMPILE_ERROR, detail=build.error.summary, attrs=attrs, source=source,
+            return replace(built, error_class=ErrorClass.COMPILE_ERROR, detail=build.error.summary,
                            compile_log=build.error.diagnostics)
         assert build.artifact is not None
-        tiling = tiling_bytes(point.tiling)
+        tiling = pack_tiling(point.tiling)
         errors = [0.0, 0.0]
         start = time.perf_counter()
         profile = self.backend.profile(build.artifact, self._args(0, tiling), point.block_dim)
         run_s = time.perf_counter() - start
-        attrs.update(time_source=profile.source, pipe={
-            **{k: round(v, 4) for k, v in profile.pipe_ratios.items()},
-            "gm_to_ub_bytes": profile.gm_to_ub_bytes, "ub_to_gm_bytes": profile.ub_to_gm_bytes}, **profile.extra)
-        outcome = Outcome(measured=True, attrs=attrs, source=source)
+        pipe = {**{k: round(v, 4) for k, v in profile.pipe_ratios.items()},
+                "gm_to_ub_bytes": profile.gm_to_ub_bytes, "ub_to_gm_bytes": profile.ub_to_gm_bytes}
         verify_start = time.perf_counter()
         failure = self._verdict(profile.run, 0, errors)
         if failure is None and profile.after_timing is not None:
@@ -168,8 +232,6 @@ class Evaluator:
             failure = (ErrorClass.FAULT, f"the backend gave no time ({value})")
         sets = 1
         suspect = self.suspect(value, profile.source, baseline_us) if failure is None else None
-        if suspect is not None:
-            attrs["suspect"] = suspect
         if failure is None and (suspect is not None or best_us is None or value < best_us):
             for index in range(0 if suspect else 1, len(self.inputs.inputs)):  # a suspect one: the timed set too
                 run = self.backend.run(build.artifact, self._args(index, tiling), point.block_dim)
@@ -177,16 +239,17 @@ class Evaluator:
                 sets = index + 1
                 if failure is not None:
                     break
-        attrs.update(verified_sets=sets, max_error={"abs": errors[0], "ratio": round(errors[1], 4)},
-                     seconds={"run": round(run_s, 3), "verify": round(time.perf_counter() - verify_start, 3)})
+        measured = replace(built, measured=True, time_source=profile.source, pipe=pipe,
+                           backend_attrs=dict(profile.extra), suspect=suspect, verified_sets=sets,
+                           max_error={"abs": errors[0], "ratio": round(errors[1], 4)},
+                           seconds={"run": round(run_s, 3), "verify": round(time.perf_counter() - verify_start, 3)})
         if failure is not None:
-            outcome.error_class, outcome.detail = failure
-            return outcome
-        outcome.value = value
-        if self.inputs.torch is not None:
-            attrs.update(torch_us=round(self.inputs.torch.median_us, 3),
-                         speedup_vs_torch=round(self.inputs.torch.median_us / value, 4) if value > 0 else None)
-        return outcome
+            return replace(measured, error_class=failure[0], detail=failure[1])
+        torch = self.inputs.torch
+        if torch is None:
+            return replace(measured, value=value)
+        return replace(measured, value=value, torch_us=round(torch.median_us, 3),
+                       speedup_vs_torch=round(torch.median_us / value, 4) if value > 0 else None)
 
     def _launchable(self, params: Mapping[str, Any]) -> tuple[Artifact, list[KernelArg], int]:
         """The artifact, arguments (input set 0) and block count of an already measured point."""
@@ -194,7 +257,7 @@ class Evaluator:
         build = self.cache.build(self.render(params), self.space.kernel)
         if build.artifact is None:
             raise TunerError(f"a measured point no longer builds: {build.error.summary if build.error else ''}")
-        return build.artifact, self._args(0, tiling_bytes(point.tiling)), point.block_dim
+        return build.artifact, self._args(0, pack_tiling(point.tiling)), point.block_dim
 
     def retime(self, params: Mapping[str, Any]) -> float:
         """A fresh device time of an already measured point (the interleaved re-timing of the best few)."""

@@ -11,15 +11,17 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import optuna
 import sqlalchemy.exc
-from optuna.trial import TrialState
 
 from tuner.errors import ErrorClass
 from tuner.processes import pid_alive
+from tuner.search.scheduler import TrialFacts, TrialStatus
+from tuner.search.trials import StudyTrials, study_id
 
 LEASE_S = 60.0
 REFRESH_S = 10.0
@@ -55,11 +57,12 @@ def _worker_key(who: dict[str, Any]) -> str:
     return f"worker:{who['host']}:{who['pid']}:{who['start']}"
 
 
-def live_workers(study: optuna.Study, now: float | None = None) -> list[dict[str, Any]]:
-    """Workers registered on the study whose process lives and whose registration is current."""
+def live_workers(study_attrs: Mapping[str, Any], now: float | None = None) -> list[dict[str, Any]]:
+    """Workers registered on a study (its user attributes) whose process lives and whose registration is
+    current."""
     now = time.time() if now is None else now
     found = []
-    for key, value in study.user_attrs.items():
+    for key, value in study_attrs.items():
         if key.startswith("worker:") and isinstance(value, dict):
             who = value.get("owner", {})
             if float(value.get("lease_until", 0)) >= now and not _dead(who):
@@ -67,42 +70,38 @@ def live_workers(study: optuna.Study, now: float | None = None) -> list[dict[str
     return found
 
 
-def is_abandoned(trial: optuna.trial.FrozenTrial, now: float | None = None, *,
-                 others_alive: bool = True) -> bool:
+def is_abandoned(trial: TrialFacts, now: float | None = None, *, others_alive: bool = True) -> bool:
     """A RUNNING trial whose owner process is gone or whose lease ran out. A trial killed between its ask
     and its first lease has no owner: it is abandoned when no other worker is alive to be asking it, or
     once it is older than a lease."""
     now = time.time() if now is None else now
-    attrs = trial.user_attrs
+    attrs = trial.attrs
     if "lease_until" not in attrs:
-        start = trial.datetime_start.timestamp() if trial.datetime_start else now
+        start = trial.started if trial.started is not None else now
         return not others_alive or now - start > LEASE_S
     return _dead(attrs.get("owner") or {}) or float(attrs["lease_until"]) < now
 
 
 def recover_abandoned(study: optuna.Study) -> list[int]:
     """Tell FAIL every abandoned RUNNING trial of `study` and re-enqueue its knobs; return their numbers."""
+    trials = StudyTrials(study)
     me = owner()
-    others_alive = any(who != me for who in live_workers(study))
+    others_alive = any(who != me for who in live_workers(trials.attrs))
     recovered = []
-    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+    for trial in trials.all(TrialStatus.RUNNING):
         if not is_abandoned(trial, others_alive=others_alive):
             continue
         try:
-            study._storage.set_trial_user_attr(trial._trial_id, "error_class", ErrorClass.ABANDONED)
-            study._storage.set_trial_user_attr(trial._trial_id, "error_detail",
-                                               "its worker died or stopped renewing its lease")
-            study.tell(trial.number, state=TrialState.FAIL)
+            trials.set_attrs(trial.trial_id, {"error_class": ErrorClass.ABANDONED,
+                                              "error_detail": "its worker died or stopped renewing its lease"})
+            trials.tell(trial.number, TrialStatus.FAIL)
         except (RuntimeError, ValueError):  # another worker recovered it first
             continue
         if trial.params:
-            study.enqueue_trial(trial.params, user_attrs={"retry_of": trial.number, **_role(trial)})
+            role = {"role": trial.attrs["role"]} if "role" in trial.attrs else {}
+            trials.enqueue(trial.params, {"retry_of": trial.number, **role})
         recovered.append(trial.number)
     return recovered
-
-
-def _role(trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
-    return {"role": trial.user_attrs["role"]} if "role" in trial.user_attrs else {}
 
 
 class LeaseKeeper:
@@ -126,20 +125,20 @@ class LeaseKeeper:
         self._stop.set()
         with self._lock:
             studies = list(self._studies)
-        for study_id in studies:
+        for study in studies:
             try:
-                self._register(study_id, 0.0)
+                self._register(study, 0.0)
             except STORAGE_ERRORS:
                 return
 
     def register(self, study: optuna.Study) -> None:
         """Announce this worker on `study` (before it asks anything there)."""
         with self._lock:
-            self._studies.add(study._study_id)
-        self._register(study._study_id, time.time() + LEASE_S)
+            self._studies.add(study_id(study))
+        self._register(study_id(study), time.time() + LEASE_S)
 
-    def _register(self, study_id: int, until: float) -> None:
-        self.storage.set_study_user_attr(study_id, _worker_key(self.me), {"owner": self.me, "lease_until": until})
+    def _register(self, study: int, until: float) -> None:
+        self.storage.set_study_user_attr(study, _worker_key(self.me), {"owner": self.me, "lease_until": until})
 
     def claim(self, trial_id: int) -> None:
         """Record this process as the trial's owner and start renewing its lease."""
@@ -158,8 +157,8 @@ class LeaseKeeper:
                 trials, studies = list(self._trials), list(self._studies)
             until = time.time() + LEASE_S
             try:
-                for study_id in studies:
-                    self._register(study_id, until)
+                for study in studies:
+                    self._register(study, until)
                 for trial_id in trials:
                     try:
                         self.storage.set_trial_user_attr(trial_id, "lease_until", until)

@@ -1,10 +1,12 @@
-"""`optimize`: one run's search loop over its variant studies, with budget, leases, dedupe and early stops.
+"""`optimize`: one run as a pipeline — set up the variant studies, search them, then the phases the backend
+declares (torch's own timing, re-timing of the best few, msprof), and export the winner.
 
-Each variant is its own Optuna study (a categorical cannot grow inside a live study); the loop picks the
-variant to ask next by UCB on best-so-far, asks for a whole point at once, rejects infeasible points and
-duplicates for free, evaluates up to `jobs` candidates in parallel threads (the work is compiler and
-simulator subprocesses), and tells every result — failures as PRUNED with an error class, so TPE learns
-to avoid them and none can become best.
+Each variant is its own Optuna study (a categorical cannot grow inside a live study). The scheduler
+(`scheduler.py`) picks the variant to ask next; the loop asks for a whole point at once through the trials adapter
+(`trials.py`), rejects infeasible points and duplicates for free, evaluates up to `jobs` candidates in parallel
+threads (the work is compiler and simulator subprocesses), and tells every result — failures as PRUNED with an
+error class, so TPE learns to avoid them and none can become best. The backend, storage and mutators are handed in
+(`Optimizer`); `make_optimizer` builds them from a `RunConfig`.
 """
 
 from __future__ import annotations
@@ -12,14 +14,9 @@ from __future__ import annotations
 import errno
 import importlib.metadata
 import json
-import math
-import re
-import shutil
 import signal
-import tempfile
 import threading
 import time
-import warnings
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -30,55 +27,37 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-import sqlalchemy.exc
 import torch
-from optuna.artifacts import get_all_artifact_meta, upload_artifact
-from optuna.trial import TrialState
-from optuna_dashboard import save_note
+from optuna.artifacts import FileSystemArtifactStore
 
 from tuner.backends import make_backend, time_source
-from tuner.backends.npu.timing import interleaved_retime, winner
-from tuner.data.socs import DEFAULT_SOCS_PATH, UnknownSocError, get_soc
+from tuner.backends.base import Backend
+from tuner.data.socs import DEFAULT_SOCS_PATH, get_soc
 from tuner.errors import ErrorClass, TunerError, UsageError
-from tuner.ops import get_operator
-from tuner.ops.base import DTYPE_BYTES, Operator, UnsupportedShapeError, shape_text, to_torch
+from tuner.mutate.base import Mutator
+from tuner.ops.base import UnsupportedShapeError, shape_text
 from tuner.processes import check_memory, stop_children
-from tuner.search import report
+from tuner.search import phases, report
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import INPUT_SETS, Evaluator, Outcome, RunInputs
+from tuner.search.config import RunConfig, run_memory_bytes
+from tuner.search.evaluate import INPUT_SETS, Evaluator, Measurement, RunInputs
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
-from tuner.search.rewrites import (
-    MutationRecord,
-    Rewriter,
-    RewriteSettings,
-    make_mutators,
-    soc_limits,
-    warm_start,
-)
+from tuner.search.rewrites import MutationRecord, Rewriter, RewriteSettings, make_mutators, soc_limits, warm_start
 from tuner.search.roofline import roofline
-from tuner.search.samplers import SAMPLERS, make_sampler
-from tuner.search.storage import DEFAULT_RUNS_DIR, artifact_store, ask_lock, open_storage
+from tuner.search.samplers import make_sampler
+from tuner.search.scheduler import Plateau, Scheduler, TrialFacts, TrialStatus, VariantState, point_key
+from tuner.search.storage import artifact_store, ask_lock, open_storage
+from tuner.search.trials import Asked, StudyTrials, open_study
 from tuner.search.winners import export_trial
 from tuner.space.expr import ExpressionError
 from tuner.space.render import TemplateError
-from tuner.space.spaces import (
-    PROJECT_ROOT,
-    SearchSpace,
-    SpaceError,
-    Variant,
-    load_space,
-    run_context,
-    with_rewrites,
-)
+from tuner.space.spaces import SearchSpace, SpaceError, Variant, load_space, run_context, with_rewrites
 
-PATIENCE_ASKS = 50
-MIN_TRIALS_PER_VARIANT = 5
-RETIME_TOP, RETIME_ROUNDS = 5, 3  # on a device: the best few re-timed, interleaved, before a winner is named
-UCB_C = 0.5
-# A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
-RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
+__all__ = ["Interrupted", "Optimizer", "Progress", "RunConfig", "make_optimizer", "optimize"]
+
 # Errors of the disk itself, which no candidate causes: they stop the run instead of failing trial after trial.
 DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
+DETAIL_CHARS = 4000
 
 
 class Interrupted(KeyboardInterrupt):
@@ -87,94 +66,6 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, summary: report.RunSummary) -> None:
         super().__init__("interrupted")
         self.summary = summary
-
-
-@dataclass
-class RunConfig:
-    """What the user asked for: the run's identity and how to search it."""
-
-    op: str
-    shape: tuple[int, ...] = (4096, 4096)
-    dtype: str = "float16"
-    soc: str = "Ascend910B2"
-    backend: str = "sim"
-    budget: int = 200
-    sampler: str = "tpe"
-    seed: int = 0
-    jobs: int = 2
-    workers: int = 1  # NPUs used at once, one device worker each (npu backend)
-    profile: str | None = None  # "msprof": profile the best at each plateau and the winner (npu backend)
-    time_limit_s: float | None = None
-    storage: str | None = None
-    runs_dir: Path = DEFAULT_RUNS_DIR
-    run: str | None = None
-    options: dict[str, str] = field(default_factory=dict)  # the operator's own options (--option NAME=VALUE)
-    patience: int = PATIENCE_ASKS
-    project: Path = PROJECT_ROOT  # where search_spaces/ and templates/ are read from
-    # structural rewrites: an LLM when a model is named (--llm-model / TUNER_LLM_MODEL), else the rule catalog
-    rewrites: bool = True
-    llm_model: str | None = None
-    no_llm: bool = False
-    llm_max_calls: int = 20
-    llm_timeout_s: float = 60.0
-    repair_rounds: int = 2
-    plateau: int = 30
-    plateau_eps: float = 0.01
-
-    @property
-    def run_name(self) -> str:
-        """`op-shape-dtype-soc-backend`, with any option that differs from its default appended."""
-        if self.run:
-            return self.run
-        changed = get_operator(self.op).with_options(self.options).changed_options()
-        suffix = "".join(f"-{name}={value}" for name, value in sorted(changed.items()))
-        return f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}{suffix}"
-
-
-def check_run_name(name: str) -> str:
-    """`name` if it is a safe run name (it becomes runs/<name>/), else UsageError."""
-    if not RUN_NAME.fullmatch(name):
-        raise UsageError(f"run name '{name}' is not one safe path component: letters, digits and -_.:=+ (starting "
-                         "with a letter or digit), at most 200 characters")
-    return name
-
-
-def check_numbers(config: RunConfig) -> None:
-    """UsageError naming the first setting that is not a sensible number."""
-    for flag, value, least in (("--budget", config.budget, 1), ("--jobs", config.jobs, 1),
-                               ("--workers", config.workers, 1), ("--llm-max-calls", config.llm_max_calls, 0),
-                               ("--repair-rounds", config.repair_rounds, 0), ("--plateau", config.plateau, 0)):
-        if value < least:
-            raise UsageError(f"{flag} must be at least {least} (got {value})" if least else
-                             f"{flag} must not be negative (got {value})")
-    for flag, seconds in (("--time-limit", config.time_limit_s), ("--llm-timeout", config.llm_timeout_s)):
-        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
-            raise UsageError(f"{flag} must be a positive, finite number of seconds (got {seconds})")
-    if not (math.isfinite(config.plateau_eps) and 0 <= config.plateau_eps < 1):
-        raise UsageError(f"--plateau-eps must be a relative improvement from 0 up to (not including) 1 "
-                         f"(got {config.plateau_eps})")
-
-
-def run_memory_bytes(op: Operator, shape: tuple[int, ...], dtype: str, jobs: int, sets: int = INPUT_SETS) -> int:
-    """Host memory a run of `op` at `shape` and `dtype` needs at its peak, from what the code holds:
-
-    - for the whole run (RunInputs): per input set, the inputs at `dtype`, and per output element the float32 copy
-      of the float64 reference and its float32 inverse tolerance (8 bytes);
-    - while a set is made: its inputs drawn in float64, the float64 references, and Expected.of's three float64
-      temporaries of the largest output;
-    - per candidate running at once (`jobs`): the simulator's GM holding inputs and outputs, the same bytes again in
-      its scratch files (tmpfs), and in the tuner the inputs written out, the outputs of two input sets plus the one
-      being read back, and the check's float32 differences (8 bytes an output element).
-
-    The sets are made before any candidate runs, so the larger of the last two parts counts."""
-    item = DTYPE_BYTES[dtype]
-    ins = sum(math.prod(s) for s in op.input_shapes(shape).values())
-    out_sizes = [math.prod(s) for s in op.output_shapes(shape).values()]
-    outs = sum(out_sizes)
-    kept = sets * (item * ins + 8 * outs)
-    making = 8 * ins + 8 * outs + 24 * max(out_sizes, default=0)
-    per_candidate = 2 * item * (ins + outs) + item * ins + 3 * item * outs + 8 * outs
-    return kept + max(making, jobs * per_candidate)
 
 
 @dataclass
@@ -212,51 +103,6 @@ def _sigint_as_flag() -> Iterator[threading.Event]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _reproducible(trial: optuna.trial.FrozenTrial) -> bool:
-    """A finished trial whose result a repeat of the same point would reproduce."""
-    return trial.state == TrialState.COMPLETE or (
-        trial.state == TrialState.PRUNED and _deterministic(trial.user_attrs.get("error_class")))
-
-
-def _deterministic(error_class: str | None) -> bool:
-    found = ErrorClass.of(error_class)
-    return found is not None and found.deterministic
-
-
-def _key(params: dict[str, Any]) -> tuple:
-    return tuple(sorted(params.items()))
-
-
-@dataclass
-class _VariantState:
-    variant: Variant
-    study: optuna.Study
-    evaluator: Evaluator
-    feasible: list[dict[str, Any]]
-    feasible_keys: list[tuple] = field(default_factory=list)
-    seen: dict[tuple, optuna.trial.FrozenTrial] = field(default_factory=dict)
-    queued: set[tuple] = field(default_factory=set)
-    measured: int = 0
-    best: float | None = None
-
-
-@dataclass
-class _InFlight:
-    state: _VariantState
-    trial: optuna.trial.Trial
-    future: Future
-    followers: list[optuna.trial.Trial] = field(default_factory=list)
-
-
-@dataclass
-class _Waiting:
-    """A trial whose point an earlier trial of another worker (`twin_id`) is measuring."""
-
-    state: _VariantState
-    trial: optuna.trial.Trial
-    twin_id: int
-
-
 def _provenance(config: RunConfig, backend_version: str) -> dict[str, Any]:
     """What produced a study's numbers, so a result can be traced and a stale one recognised."""
     return {"tuner_version": importlib.metadata.version("tuner"), "backend_version": backend_version,
@@ -264,93 +110,112 @@ def _provenance(config: RunConfig, backend_version: str) -> dict[str, Any]:
             "sampler": config.sampler, "soc_table_hash": format(zlib.crc32(DEFAULT_SOCS_PATH.read_bytes()), "08x")}
 
 
-class Optimizer:
-    """Runs one tuning job; build with `Optimizer(config)` then call `run()`."""
+def _copied(twin: TrialFacts) -> Measurement:
+    """The verdict a duplicate takes from its finished twin."""
+    if twin.status == TrialStatus.COMPLETE:
+        return Measurement(value=twin.value)
+    return Measurement(error_class=twin.error_class, detail=str(twin.attrs.get("error_detail", "")))
 
-    def __init__(self, config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> None:
-        check_numbers(config)
-        if config.sampler not in SAMPLERS:
-            raise UsageError(f"unknown sampler '{config.sampler}' (known: {', '.join(SAMPLERS)})")
-        self.op = get_operator(config.op).with_options(config.options)
-        self.op.check_dtype(config.dtype)
-        self.op.check_shape(config.shape)
-        try:
-            self.soc = get_soc(config.soc)
-        except UnknownSocError as exc:
-            raise UsageError(str(exc)) from None
-        config = replace(config, soc=self.soc.name)  # ascend910b2 names the same run as Ascend910B2
-        self.config = config
-        self.on_progress = on_progress
-        self.jobs = max(config.jobs, config.workers)
-        check_memory(run_memory_bytes(self.op, config.shape, config.dtype, self.jobs),
-                     f"{self.op.name} {shape_text(config.shape)} {config.dtype} ({INPUT_SETS} input sets with their "
-                     f"references, {self.jobs} candidates at once)")
-        self.run_name = check_run_name(config.run_name)
-        if config.profile not in (None, "msprof"):
-            raise UsageError(f"--profile {config.profile}: the one profiler is msprof")
-        if config.profile and config.backend != "npu":
-            raise UsageError("--profile msprof profiles on an NPU (--backend npu); the simulator's own report is "
-                             "already in every trial")
-        self.backend = make_backend(config.backend, self.soc.name, config.workers)
-        self.run_dir = config.runs_dir / self.run_name
+
+@dataclass
+class _Live:
+    """A variant in this run: its study, its evaluator and its standing with the scheduler."""
+
+    variant: Variant
+    trials: StudyTrials
+    evaluator: Evaluator
+    state: VariantState
+
+
+@dataclass
+class _InFlight:
+    live: _Live
+    asked: Asked
+    future: Future[Measurement]
+    followers: list[Asked] = field(default_factory=list)
+
+
+@dataclass
+class _Waiting:
+    """A trial whose point an earlier trial of another worker (`twin_id`) is measuring."""
+
+    live: _Live
+    asked: Asked
+    twin_id: int
+
+
+class Optimizer:
+    """Runs one tuning job on the parts it is given; `make_optimizer(config)` builds them, then call `run()`."""
+
+    def __init__(self, config: RunConfig, *, backend: Backend, storage: optuna.storages.BaseStorage,
+                 storage_url: str, artifacts: FileSystemArtifactStore, mutators: list[Mutator],
+                 on_progress: Callable[[Progress], None] | None = None) -> None:
+        if config.profile and not backend.profiles_with_msprof:
+            raise UsageError(f"--profile {config.profile} profiles on an NPU (--backend npu); the simulator's own "
+                             "report is already in every trial")
+        self.config, self.backend, self.mutators, self.on_progress = config, backend, mutators, on_progress
+        self.storage, self.storage_url, self.artifacts = storage, storage_url, artifacts
+        self.op = config.operator
+        self.soc = get_soc(config.soc)
+        self.jobs = config.parallel
+        self.run_name = config.run_name
+        self.run_dir = config.run_dir
         self.space: SearchSpace = with_rewrites(load_space(self.op.name, config.project), self.run_dir / "variants")
         self.context = run_context(self.op, config.shape, config.dtype, self.soc)
-        self.mutators = make_mutators(config.rewrites, config.llm_model, config.no_llm, config.llm_max_calls,
-                                      config.llm_timeout_s)
         self.rewriter: Rewriter | None = None
-        self.storage, self.storage_url = open_storage(config.storage, config.runs_dir)
-        self.artifacts = artifact_store(config.runs_dir)
-        self.cache = CompileCache(self.backend)
-        self.leases = LeaseKeeper(self.storage)
-        self.states: dict[str, _VariantState] = {}
+        self.cache = CompileCache(backend)
+        self.leases = LeaseKeeper(storage)
+        self.scheduler = Scheduler(config.budget, config.patience)
+        self.plateau = Plateau(config.plateau, config.plateau_eps)
+        self.live: dict[str, _Live] = {}
         self.waiting: list[_Waiting] = []
         self.skipped: dict[str, str] = {}
-        self.stop_reason = ""
         self.counts: Counter = Counter()
         self.builds = self.build_hits = 0
-        self._idle_asks = 0  # consecutive asks without a new measured candidate
         self.sampler_s = 0.0  # main-thread seconds in ask and tell (sampler and storage), for the benchmark
         self._start = time.monotonic()
 
+    @property
+    def stop_reason(self) -> str:
+        return self.scheduler.stop_reason
+
+    @stop_reason.setter
+    def stop_reason(self, reason: str) -> None:
+        self.scheduler.stop_reason = reason
+
+    @property
+    def time_source(self) -> str:
+        return time_source(self.backend.name, self.soc.name)
+
+    @property
+    def best_dir(self) -> Path:
+        return self.run_dir / "best"
+
+    def best_us(self) -> float | None:
+        return self.scheduler.best_us()
+
     # ----- setup -------------------------------------------------------------------------------------
     def _study_name(self, variant: Variant) -> str:
-        version = self.backend.study_tag
         fingerprint = variant.fingerprint(self.context)
-        digest = format(zlib.crc32(f"{fingerprint}:{version}:{self.config.dtype}".encode()), "08x")
+        digest = format(zlib.crc32(f"{fingerprint}:{self.backend.study_tag}:{self.config.dtype}".encode()), "08x")
         return f"{self.run_name}:{variant.name}:{digest}"
 
-    def _open_study(self, variant: Variant) -> optuna.Study:
+    def _open_study(self, variant: Variant) -> StudyTrials:
         name = self._study_name(variant)
-        for attempt in range(5):
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    study = optuna.create_study(storage=self.storage, study_name=name, direction="minimize",
-                                                load_if_exists=True)
-                break
-            except (optuna.exceptions.DuplicatedStudyError, sqlalchemy.exc.IntegrityError):
-                if attempt == 4:  # another worker kept winning the race to create it
-                    raise
-                time.sleep(0.2)
-        if study.direction != optuna.study.StudyDirection.MINIMIZE:
-            raise UsageError(f"study '{name}' in the storage maximizes; it was not made by this tuner")
-        if "run_id" not in study.user_attrs:
+        trials = StudyTrials(open_study(self.storage, name), self.artifacts)
+        if "run_id" not in trials.attrs:
             attrs = {"run_id": self.run_name, "op": self.op.name, "shape": list(self.config.shape),
                      "dtype": self.config.dtype, "soc": self.soc.name, "backend": self.backend.name,
                      "variant": variant.name, "options": self.op.opts, "objective": "time_us",
                      "provenance": _provenance(self.config, self.backend.version)}
-            for key, value in attrs.items():
-                study.set_user_attr(key, value)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                study.set_metric_names(["time_us"])
-            save_note(study, f"**{self.run_name}**, variant `{variant.name}`: {variant.description}\n\n"
-                             f"Objective: device time of one launch in µs ({self.time_source}). Failed candidates are "
-                             "PRUNED with `error_class` and `error_detail`; each trial's kernel source is an artifact.")
-        study.set_user_attr("budget", self.config.budget)
-        seed = zlib.crc32(f"{self.config.seed}:{name}:{len(study.trials)}".encode())
-        study.sampler = make_sampler(self.config.sampler, seed)
-        return study
+            trials.describe(attrs, "time_us", f"**{self.run_name}**, variant `{variant.name}`: {variant.description}"
+                            f"\n\nObjective: device time of one launch in µs ({self.time_source}). Failed candidates "
+                            "are PRUNED with `error_class` and `error_detail`; each trial's kernel source is an "
+                            "artifact.")
+        trials.set_attr("budget", self.config.budget)
+        trials.use_sampler(make_sampler(self.config.sampler,
+                                        zlib.crc32(f"{self.config.seed}:{name}:{trials.count()}".encode())))
+        return trials
 
     def _evaluator(self, variant: Variant, inputs: RunInputs) -> Evaluator:
         """A packaged template's evaluator, or a rewrite's, whose every source is screened before it is built."""
@@ -359,11 +224,17 @@ class Optimizer:
             return self.rewriter.evaluator(self.space, variant, inputs)
         return Evaluator(self.space, variant, self.backend, self.cache, inputs, self.context)
 
+    def _join(self, variant: Variant, trials: StudyTrials, evaluator: Evaluator,
+              points: list[dict[str, Any]]) -> _Live:
+        live = _Live(variant, trials, evaluator, VariantState(variant.name, points))
+        self.live[variant.name] = live
+        self.scheduler.add(live.state)
+        return live
+
     def _setup(self, inputs: RunInputs) -> None:
         self.rewriter = Rewriter(
             space=self.space, context=self.context, inputs=inputs, backend=self.backend, run_dir=self.run_dir,
-            settings=RewriteSettings(self.mutators, self.config.repair_rounds, self.config.plateau,
-                                     self.config.plateau_eps),
+            settings=RewriteSettings(self.mutators, self.config.repair_rounds),
             facts={"shape": self.config.shape, "dtype": self.config.dtype, "soc": self.soc.name,
                    "soc_limits": soc_limits(self.soc, self.context)})
         for variant in self.space.variants.values():
@@ -380,321 +251,36 @@ class Optimizer:
                 # a rewrite kept from an earlier run that breaks a bound now: skipped, the run goes on
                 self.skipped[variant.name] = f"the rewritten variant no longer loads: {exc}"
                 continue
-            study = self._open_study(variant)
-            recover_abandoned(study)
-            self.leases.register(study)
-            self.states[variant.name] = _VariantState(variant, study, evaluator, points, [_key(p) for p in points])
-        if not self.states:
+            trials = self._open_study(variant)
+            recover_abandoned(trials.study)
+            self.leases.register(trials.study)
+            self._join(variant, trials, evaluator, points)
+        if not self.live:
             why = "; ".join(f"{name}: {reason}" for name, reason in self.skipped.items())
             raise UnsupportedShapeError(f"{self.op.name} cannot serve shape {shape_text(self.config.shape)} "
                                         f"{self.config.dtype}: {why}")
         found = self.space.baseline(self.context)
         if found is not None:
             entry, params = found
-            state = self.states.get(entry.variant)
-            if state is not None and not any(t.user_attrs.get("role") == "baseline" for t in state.study.trials):
-                state.study.enqueue_trial(params, user_attrs={"role": "baseline", "why": entry.why})
-        for state in self.states.values():
-            self._refresh(state)
+            live = self.live.get(entry.variant)
+            if live is not None and not any(t.attrs.get("role") == "baseline" for t in live.trials.all()):
+                live.trials.enqueue(params, {"role": "baseline", "why": entry.why})
+        for live in self.live.values():
+            self._refresh(live)
 
-    # ----- bookkeeping -------------------------------------------------------------------------------
-    def _refresh(self, state: _VariantState) -> None:
-        """Re-read the study: what has been tried (for dedupe), measured (budget) and the best so far."""
-        state.seen.clear()
-        state.measured = 0
-        state.best = None
-        for trial in state.study.get_trials(deepcopy=False):
-            in_flight = trial.state == TrialState.RUNNING and trial.user_attrs.get("candidate")
-            if _reproducible(trial) or in_flight:
-                state.seen.setdefault(_key(trial.params), trial)
-            if trial.user_attrs.get("measured") and trial.state in (TrialState.COMPLETE, TrialState.PRUNED):
-                state.measured += 1
-            elif trial.state == TrialState.RUNNING and trial.user_attrs.get("candidate"):
-                state.measured += 1  # in flight in some worker: counted so workers do not overshoot the budget
-            if trial.state == TrialState.COMPLETE and trial.value is not None and \
-                    (state.best is None or trial.value < state.best):
-                state.best = trial.value
-
-    def used(self) -> int:
-        return sum(s.measured for s in self.states.values())
-
-    def best_us(self) -> float | None:
-        values = [s.best for s in self.states.values() if s.best is not None]
-        return min(values) if values else None
-
-    def baseline_us(self) -> float | None:
-        """The time of the run's measured baseline, against which a candidate far faster is suspect."""
-        for state in self.states.values():
-            for trial in state.seen.values():
-                if trial.user_attrs.get("role") == "baseline" and trial.state == TrialState.COMPLETE:
-                    return trial.value
-        return None
+    def _refresh(self, live: _Live) -> None:
+        live.state.refresh(live.trials.all())
 
     def _progress(self) -> None:
         if self.on_progress is None:
             return
-        feasible = sum(1 for s in self.states.values() for t in s.seen.values() if t.state == TrialState.COMPLETE)
         self.on_progress(Progress(
-            used=self.used(), budget=self.config.budget, best_us=self.best_us(), feasible=feasible,
+            used=self.scheduler.used(), budget=self.config.budget, best_us=self.best_us(),
+            feasible=self.scheduler.feasible_found(),
             pruned=Counter({k: v for k, v in self.counts.items() if k != "complete"}), builds=self.builds,
-            build_hits=self.build_hits, elapsed_s=time.monotonic() - self._start,
-            time_source=self.time_source))
+            build_hits=self.build_hits, elapsed_s=time.monotonic() - self._start, time_source=self.time_source))
 
-    @property
-    def time_source(self) -> str:
-        return time_source(self.backend.name, self.soc.name)
-
-    def _choose(self) -> _VariantState | None:
-        """The variant to ask next: each gets a few trials, then UCB on best-so-far relative to the run's best."""
-        active = [s for s in self.states.values() if len(s.seen) < len(s.feasible)]
-        if not active:
-            return None
-        fresh = [s for s in active if s.measured < min(MIN_TRIALS_PER_VARIANT, len(s.feasible))]
-        if fresh:
-            return min(fresh, key=lambda s: s.measured)
-        best = self.best_us()
-        total = max(1, sum(s.measured for s in active))
-
-        def score(s: _VariantState) -> float:
-            reward = best / s.best if (best and s.best) else 0.0
-            return reward + UCB_C * math.sqrt(math.log(total) / max(1, s.measured))
-
-        return max(active, key=score)
-
-    # ----- trials ------------------------------------------------------------------------------------
-    def _tell(self, state: _VariantState, trial: optuna.trial.Trial, outcome: Outcome,
-              duplicate_of: int | None = None) -> None:
-        attrs = {"variant": state.variant.name, **outcome.attrs}
-        if duplicate_of is not None:
-            attrs = {"variant": state.variant.name, "duplicate_of": duplicate_of}
-        else:
-            attrs["measured"] = outcome.measured
-        if outcome.error_class:
-            attrs.update(error_class=outcome.error_class, error_detail=outcome.detail[:4000])
-        for key, value in attrs.items():
-            trial.set_user_attr(key, value)
-        if duplicate_of is None:
-            self._upload(trial, outcome)
-        self.leases.release(trial._trial_id)
-        start = time.perf_counter()
-        if outcome.ok:
-            state.study.tell(trial, outcome.value)
-            self.counts["complete"] += 1
-            if state.best is None or outcome.value < state.best:
-                state.best = outcome.value
-        else:
-            state.study.tell(trial, state=TrialState.PRUNED)
-            self.counts[outcome.error_class or "pruned"] += 1
-        self.sampler_s += time.perf_counter() - start
-        frozen = state.study._storage.get_trial(trial._trial_id)
-        if outcome.ok or _deterministic(outcome.error_class):
-            state.seen[_key(trial.params)] = frozen
-
-    def _upload(self, trial: optuna.trial.Trial, outcome: Outcome) -> None:
-        with tempfile.TemporaryDirectory(prefix="tuner-art-") as tmp:
-            for name, text in ((f"kernel_{trial.number}.cpp", outcome.source),
-                               (f"compile_{trial.number}.log", outcome.compile_log)):
-                if text:
-                    path = Path(tmp) / name
-                    path.write_text(text)
-                    upload_artifact(artifact_store=self.artifacts, file_path=str(path), study_or_trial=trial)
-
-    def _from_seen(self, previous: optuna.trial.FrozenTrial) -> Outcome:
-        if previous.state == TrialState.COMPLETE:
-            return Outcome(value=previous.value)
-        return Outcome(error_class=previous.user_attrs.get("error_class"),
-                       detail=previous.user_attrs.get("error_detail", ""))
-
-    def _twin(self, state: _VariantState, trial: optuna.trial.Trial) -> optuna.trial.FrozenTrial | None:
-        """The trial of the same point whose result `trial` takes, read from the storage now: a finished one that a
-        repeat would reproduce, else the earliest running one asked before it (by any worker) that is not
-        abandoned; None when the point is new. Asked earlier, not just running: two workers never wait for each
-        other."""
-        key = _key(trial.params)
-        finished = running = None
-        for other in state.study.get_trials(deepcopy=False):
-            if other._trial_id == trial._trial_id or _key(other.params) != key:
-                continue
-            if _reproducible(other):
-                finished = finished or other
-            elif other.state == TrialState.RUNNING and other._trial_id < trial._trial_id and \
-                    not is_abandoned(other) and running is None:
-                running = other
-        return finished or running
-
-    def _place(self, state: _VariantState, trial: optuna.trial.Trial, inflight: dict[int, _InFlight],
-               pool: ThreadPoolExecutor) -> bool:
-        """Decide, under the ask lock, what a feasible trial is: a follower of this worker's running twin, a copy
-        of a finished twin, a trial waiting for another worker's twin, or a new candidate (True)."""
-        key = _key(trial.params)
-        mine = next((f for f in inflight.values() if f.state is state and _key(f.trial.params) == key), None)
-        if mine is not None:
-            mine.followers.append(trial)
-            return False
-        twin = self._twin(state, trial)
-        if twin is not None and twin.state == TrialState.RUNNING:
-            self.waiting.append(_Waiting(state, trial, twin._trial_id))
-            return False
-        if twin is not None:
-            self._tell(state, trial, self._from_seen(twin), duplicate_of=twin.user_attrs.get("duplicate_of",
-                                                                                             twin.number))
-            return False
-        trial.set_user_attr("candidate", True)
-        future = pool.submit(state.evaluator.evaluate, dict(trial.params), self.best_us(), self.baseline_us())
-        inflight[trial._trial_id] = _InFlight(state, trial, future)
-        state.measured += 1
-        return True
-
-    def _ask(self, state: _VariantState, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> bool:
-        """Ask one point (under the ask lock); tell it at once if it is infeasible or a duplicate. True if it
-        became a new candidate."""
-        start = time.perf_counter()
-        trial = state.study.ask(fixed_distributions=state.variant.distributions(self.context))
-        self.sampler_s += time.perf_counter() - start
-        self.leases.claim(trial._trial_id)
-        state.queued.discard(_key(trial.params))
-        point = state.variant.evaluate(trial.params, self.context)
-        if point.feasible:
-            return self._place(state, trial, inflight, pool)
-        self._tell(state, trial, Outcome(error_class=ErrorClass.INFEASIBLE, detail=point.why_infeasible()))
-        self._enqueue_nearest(state, trial, inflight)
-        return False
-
-    def _resolve_waiting(self, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> None:
-        """Place again every waiting trial whose twin has ended (or was abandoned): it copies the twin's result,
-        waits for another, or is measured here."""
-        waiting, self.waiting = self.waiting, []
-        for item in waiting:
-            twin = item.state.study._storage.get_trial(item.twin_id)
-            if twin.state == TrialState.RUNNING and not is_abandoned(twin):
-                self.waiting.append(item)
-                continue
-            with ask_lock(self.storage):
-                self._place(item.state, item.trial, inflight, pool)
-
-    def _enqueue_nearest(self, state: _VariantState, trial: optuna.trial.Trial,
-                         inflight: dict[int, _InFlight]) -> None:
-        """The sampler learns the infeasible point from its PRUNED trial; the nearest untried feasible point is
-        queued in its place, so a sparse feasible region does not starve the search."""
-        taken = set(state.seen) | state.queued | {_key(f.trial.params) for f in inflight.values() if f.state is state}
-        untried = [p for p, k in zip(state.feasible, state.feasible_keys, strict=True) if k not in taken]
-        nearest = state.variant.nearest(trial.params, untried, self.context)
-        if nearest is not None:
-            state.study.enqueue_trial(nearest, user_attrs={"replaces_infeasible": trial.number})
-            state.queued.add(_key(nearest))
-
-    def _finish(self, flight: _InFlight) -> bool:
-        """Tell a finished evaluation (and its followers); True if the candidate was measured."""
-        state = flight.state
-        try:
-            outcome = flight.future.result()
-        except TunerError:
-            raise
-        except Exception as exc:  # the tuner's own error: FAIL, never PRUNED, so it is not mistaken for the kernel's
-            if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:  # the disk's, which ends the run
-                raise
-            flight.trial.set_user_attr("error_class", ErrorClass.TUNER_ERROR)
-            flight.trial.set_user_attr("error_detail", f"{exc.__class__.__name__}: {exc}"[:4000])
-            self.leases.release(flight.trial._trial_id)
-            state.study.tell(flight.trial, state=TrialState.FAIL)
-            state.measured -= 1
-            self.counts[ErrorClass.TUNER_ERROR] += 1
-            for follower in flight.followers:
-                self.leases.release(follower._trial_id)
-                state.study.tell(follower, state=TrialState.FAIL)
-            return False
-        if not outcome.measured:
-            state.measured -= 1
-        if "compile_s" in outcome.attrs:
-            self.builds += 1
-            self.build_hits += int(bool(outcome.attrs.get("build_cached")))
-        self._tell(state, flight.trial, outcome)
-        for follower in flight.followers:
-            self._tell(state, follower, outcome, duplicate_of=flight.trial.number)
-        self._rewrite(state, flight.trial.params, outcome)
-        return outcome.measured
-
-    # ----- rewrites ----------------------------------------------------------------------------------
-    def _rewrite(self, state: _VariantState, params: dict[str, Any], outcome: Outcome) -> None:
-        """Ask for a repair when a candidate failed (an LLM only: rules do not repair), and for improvements
-        when the run's best has stalled; every accepted rewrite joins the run as a variant."""
-        rewriter = self.rewriter
-        if rewriter is None or not self.mutators:
-            return
-        made: list[tuple[Variant, str, dict[str, Any]]] = []
-        recorded = len(rewriter.records)
-        if outcome.error_class is not None and outcome.error_class.repairable and rewriter.has_llm:
-            made += [(v, outcome.error_class, params) for v in rewriter.repair(state.variant, params, outcome)]
-        if outcome.measured and rewriter.plateau.observe(self.best_us()):
-            made += self._improve(rewriter)
-        for record in rewriter.records[recorded:]:
-            self._attach_record(record)
-        for variant, trigger, parent_params in made:
-            self._add_variant(variant, trigger, parent_params)
-
-    def _attach_record(self, record: MutationRecord) -> None:
-        """A proposal's prompt, response and template as artifacts of its parent's study (the dashboard's view)."""
-        state = self.states.get(record.parent)
-        if state is None:
-            return
-        for kind, relative in record.files.items():
-            with tempfile.TemporaryDirectory(prefix="tuner-art-") as tmp:
-                path = Path(tmp) / f"mutation_{record.number:03d}_{kind}.txt"
-                shutil.copyfile(self.run_dir / relative, path)
-                upload_artifact(artifact_store=self.artifacts, file_path=str(path), study_or_trial=state.study)
-
-    def _improve(self, rewriter: Rewriter) -> list[tuple[Variant, str, dict[str, Any]]]:
-        best_state = min((s for s in self.states.values() if s.best is not None), key=lambda s: s.best, default=None)
-        if best_state is None:
-            return []
-        trial = min((t for t in best_state.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                     if t.value is not None and "duplicate_of" not in t.user_attrs), key=lambda t: t.value)
-        bound = roofline(self.op, self.config.shape, self.config.dtype, self.soc).bound_us
-        profile = {"time_us": trial.value, **trial.user_attrs.get("pipe", {}),
-                   "roofline_us": bound, "roofline_gap": trial.value / bound if bound else None}
-        measured = self._msprof(best_state, trial, "plateau")
-        if measured and "pipe_ratios" in measured:
-            profile.update(measured["pipe_ratios"], pipe_source=measured["source"])
-        variants = rewriter.improve(best_state.variant, trial.params, profile, trial.value, bound)
-        return [(v, "plateau", trial.params) for v in variants]
-
-    def _add_variant(self, variant: Variant, trigger: str, parent_params: dict[str, Any]) -> None:
-        """A rewrite joins the run: its own study, warm-started from the knobs it was validated on (the parent's,
-        with any knob the rewrite added at its first value)."""
-        assert self.rewriter is not None
-        self.space = replace(self.space, variants={**self.space.variants, variant.name: variant})
-        points = variant.feasible_points(self.context)
-        if not points:
-            return
-        study = self._open_study(variant)
-        lineage = variant.raw["lineage"]
-        study.set_user_attr("lineage", {"parent": lineage["parent"], "origin": lineage["origin"],
-                                        "trigger": trigger})
-        self.leases.register(study)
-        evaluator = self._evaluator(variant, self.rewriter.inputs)
-        state = _VariantState(variant, study, evaluator, points, [_key(p) for p in points])
-        self.states[variant.name] = state
-        warm = warm_start(variant, parent_params, self.context)
-        if variant.evaluate(warm, self.context).feasible:
-            study.enqueue_trial(warm, user_attrs={"warm_start_from": lineage["parent"]})
-            state.queued.add(_key(warm))
-        self._refresh(state)
-
-    def _interrupt(self) -> None:
-        """Prune every trial this worker has RUNNING — in flight, or caught between its ask and its lease."""
-        for state in self.states.values():
-            others_alive = any(who != self.leases.me for who in live_workers(state.study))
-            for trial in state.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-                mine = trial.user_attrs.get("owner") == self.leases.me
-                if not (mine or ("owner" not in trial.user_attrs and not others_alive)):
-                    continue
-                storage = state.study._storage
-                storage.set_trial_user_attr(trial._trial_id, "error_class", ErrorClass.INTERRUPTED)
-                storage.set_trial_user_attr(trial._trial_id, "error_detail", "Ctrl-C while this trial ran")
-                self.leases.release(trial._trial_id)
-                state.study.tell(trial.number, state=TrialState.PRUNED)
-
-    # ----- the loop ----------------------------------------------------------------------------------
+    # ----- the pipeline ------------------------------------------------------------------------------
     def prepare(self) -> list[str]:
         """Create the run's studies and queue its baseline, without running anything; returns the study names.
 
@@ -704,23 +290,26 @@ class Optimizer:
         self._setup(RunInputs(self.op, self.config.shape, self.config.dtype))
         self.leases.stop()
         self.backend.close()
-        return [s.study.study_name for s in self.states.values()]
+        return [live.trials.name for live in self.live.values()]
 
     def run(self) -> report.RunSummary:
         inputs = RunInputs(self.op, self.config.shape, self.config.dtype)
         self.leases.start()
         try:
             self._setup(inputs)
-            finished = self.used() >= self.config.budget
+            finished = self.scheduler.spent
             if finished:
                 self.stop_reason = f"the run already has its budget of {self.config.budget} trials"
             else:
-                self._time_torch(inputs)
+                if self.backend.times_torch:
+                    self._time_torch(inputs)
                 self._loop()
             try:
                 if not finished:
-                    self._retime()
-                    self._profile_winner()
+                    if self.backend.retimes:
+                        self._retime()
+                    if self.config.profile:
+                        self._profile_winner()
                 self._export_best()
             except KeyboardInterrupt:  # every trial is told by now: the summary is what the search found
                 self.stop_reason = "interrupted"
@@ -747,17 +336,17 @@ class Optimizer:
                             self.stop_reason = f"time limit of {self.config.time_limit_s:g} s reached"
                             break
                         with ask_lock(self.storage):  # counting the budget, choosing and asking: one worker at once
-                            for state in self.states.values():
-                                self._refresh(state)
-                            if self.used() >= self.config.budget:
+                            for live in self.live.values():
+                                self._refresh(live)
+                            if self.scheduler.spent:
                                 break
-                            state = self._choose()
+                            state = self.scheduler.choose()
                             if state is None:
                                 self.stop_reason = "every feasible point of every variant has been tried"
                                 break
-                            productive = self._ask(state, inflight, pool)
+                            productive = self._ask(self.live[state.name], inflight, pool)
                         if not productive:
-                            self._unproductive()
+                            self.scheduler.unproductive()
                             self._progress()
                     if not inflight and not self.waiting:
                         break
@@ -771,9 +360,9 @@ class Optimizer:
                         break
                     for trial_id in [i for i, f in inflight.items() if f.future in done]:
                         if self._finish(inflight.pop(trial_id)):
-                            self._idle_asks = 0
+                            self.scheduler.productive()
                         else:
-                            self._unproductive()
+                            self.scheduler.unproductive()
                     self._resolve_waiting(inflight, pool)
                     if done:
                         self._progress()
@@ -791,100 +380,250 @@ class Optimizer:
             self.stop_reason = f"budget of {self.config.budget} trials reached"
         pool.shutdown(wait=True)
 
+    # ----- trials ------------------------------------------------------------------------------------
+    def _ask(self, live: _Live, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> bool:
+        """Ask one point (under the ask lock); tell it at once if it is infeasible or a duplicate. True if it
+        became a new candidate."""
+        start = time.perf_counter()
+        asked = live.trials.ask(live.variant.distributions(self.context))
+        self.sampler_s += time.perf_counter() - start
+        self.leases.claim(asked.trial_id)
+        live.state.queued.discard(asked.key)
+        point = live.variant.evaluate(asked.params, self.context)
+        if point.feasible:
+            return self._place(live, asked, inflight, pool)
+        self._tell(live, asked, Measurement(error_class=ErrorClass.INFEASIBLE, detail=point.why_infeasible()))
+        self._enqueue_nearest(live, asked, inflight)
+        return False
+
+    def _place(self, live: _Live, asked: Asked, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> bool:
+        """Decide, under the ask lock, what a feasible trial is: a follower of this worker's running twin, a copy
+        of a finished twin, a trial waiting for another worker's twin, or a new candidate (True), made here."""
+        mine = next((f for f in inflight.values() if f.live is live and f.asked.key == asked.key), None)
+        if mine is not None:
+            mine.followers.append(asked)
+            return False
+        twin = self._twin(live, asked)
+        if twin is not None and twin.status == TrialStatus.RUNNING:
+            self.waiting.append(_Waiting(live, asked, twin.trial_id))
+            return False
+        if twin is not None:
+            self._tell(live, asked, _copied(twin), duplicate_of=twin.attrs.get("duplicate_of", twin.number))
+            return False
+        live.trials.set_attrs(asked.trial_id, {"candidate": True})
+        candidate = live.evaluator.candidate(asked.params)
+        assert candidate is not None  # the point is feasible
+        future = pool.submit(live.evaluator.measure, candidate, self.best_us(), self.scheduler.baseline_us())
+        inflight[asked.trial_id] = _InFlight(live, asked, future)
+        live.state.measured += 1
+        return True
+
+    def _twin(self, live: _Live, asked: Asked) -> TrialFacts | None:
+        """The trial of the same point whose result `asked` takes, read from the storage now: a finished one that a
+        repeat would reproduce, else the earliest running one asked before it (by any worker) that is not
+        abandoned; None when the point is new. Asked earlier, not just running: two workers never wait for each
+        other."""
+        finished = running = None
+        for other in live.trials.all():
+            if other.trial_id == asked.trial_id or other.key != asked.key:
+                continue
+            if other.reproducible:
+                finished = finished or other
+            elif other.status == TrialStatus.RUNNING and other.trial_id < asked.trial_id and \
+                    not is_abandoned(other) and running is None:
+                running = other
+        return finished or running
+
+    def _resolve_waiting(self, inflight: dict[int, _InFlight], pool: ThreadPoolExecutor) -> None:
+        """Place again every waiting trial whose twin has ended (or was abandoned): it copies the twin's result,
+        waits for another, or is measured here."""
+        waiting, self.waiting = self.waiting, []
+        for item in waiting:
+            twin = item.live.trials.get(item.twin_id)
+            if twin.status == TrialStatus.RUNNING and not is_abandoned(twin):
+                self.waiting.append(item)
+                continue
+            with ask_lock(self.storage):
+                self._place(item.live, item.asked, inflight, pool)
+
+    def _enqueue_nearest(self, live: _Live, asked: Asked, inflight: dict[int, _InFlight]) -> None:
+        """The sampler learns the infeasible point from its PRUNED trial; the nearest untried feasible point is
+        queued in its place, so a sparse feasible region does not starve the search."""
+        untried = live.state.untried(f.asked.key for f in inflight.values() if f.live is live)
+        nearest = live.variant.nearest(asked.params, untried, self.context)
+        if nearest is not None:
+            live.trials.enqueue(nearest, {"replaces_infeasible": asked.number})
+            live.state.queued.add(point_key(nearest))
+
+    def _tell(self, live: _Live, asked: Asked, measurement: Measurement, duplicate_of: int | None = None) -> None:
+        attrs: dict[str, Any] = {"variant": live.variant.name}
+        if duplicate_of is not None:
+            attrs["duplicate_of"] = duplicate_of
+        else:
+            attrs.update(measurement.attrs, measured=measurement.measured)
+        if measurement.error_class:
+            attrs.update(error_class=measurement.error_class, error_detail=measurement.detail[:DETAIL_CHARS])
+        live.trials.set_attrs(asked.trial_id, attrs)
+        if duplicate_of is None:
+            live.trials.upload_texts(asked, {f"kernel_{asked.number}.cpp": measurement.source,
+                                             f"compile_{asked.number}.log": measurement.compile_log})
+        self.leases.release(asked.trial_id)
+        start = time.perf_counter()
+        if measurement.ok:
+            live.trials.tell(asked.number, TrialStatus.COMPLETE, measurement.value)
+            self.counts["complete"] += 1
+        else:
+            live.trials.tell(asked.number, TrialStatus.PRUNED)
+            self.counts[measurement.error_class or "pruned"] += 1
+        self.sampler_s += time.perf_counter() - start
+        live.state.told(live.trials.get(asked.trial_id))
+
+    def _finish(self, flight: _InFlight) -> bool:
+        """Tell a finished evaluation (and its followers); True if the candidate was measured."""
+        live = flight.live
+        try:
+            measurement = flight.future.result()
+        except TunerError:
+            raise
+        except Exception as exc:  # the tuner's own error: FAIL, never PRUNED, so it is not mistaken for the kernel's
+            if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:  # the disk's, which ends the run
+                raise
+            live.trials.set_attrs(flight.asked.trial_id, {
+                "error_class": ErrorClass.TUNER_ERROR,
+                "error_detail": f"{exc.__class__.__name__}: {exc}"[:DETAIL_CHARS]})
+            live.state.measured -= 1
+            self.counts[ErrorClass.TUNER_ERROR] += 1
+            for asked in (flight.asked, *flight.followers):
+                self.leases.release(asked.trial_id)
+                live.trials.tell(asked.number, TrialStatus.FAIL)
+            return False
+        if not measurement.measured:
+            live.state.measured -= 1
+        if measurement.built:
+            self.builds += 1
+            self.build_hits += int(bool(measurement.build_cached))
+        self._tell(live, flight.asked, measurement)
+        for follower in flight.followers:
+            self._tell(live, follower, measurement, duplicate_of=flight.asked.number)
+        self._rewrite(live, flight.asked.params, measurement)
+        return measurement.measured
+
+    def _interrupt(self) -> None:
+        """Prune every trial this worker has RUNNING — in flight, or caught between its ask and its lease."""
+        for live in self.live.values():
+            others_alive = any(who != self.leases.me for who in live_workers(live.trials.attrs))
+            for trial in live.trials.all(TrialStatus.RUNNING):
+                mine = trial.attrs.get("owner") == self.leases.me
+                if not (mine or ("owner" not in trial.attrs and not others_alive)):
+                    continue
+                live.trials.set_attrs(trial.trial_id, {"error_class": ErrorClass.INTERRUPTED,
+                                                       "error_detail": "Ctrl-C while this trial ran"})
+                self.leases.release(trial.trial_id)
+                live.trials.tell(trial.number, TrialStatus.PRUNED)
+
+    # ----- rewrites ----------------------------------------------------------------------------------
+    def _rewrite(self, live: _Live, params: dict[str, Any], measurement: Measurement) -> None:
+        """Ask for a repair when a candidate failed (an LLM only: rules do not repair), and for improvements
+        when the run's best has stalled; every accepted rewrite joins the run as a variant."""
+        rewriter = self.rewriter
+        if rewriter is None or not self.mutators:
+            return
+        made: list[tuple[Variant, str, dict[str, Any]]] = []
+        recorded = len(rewriter.records)
+        failure = measurement.error_class
+        if failure is not None and failure.repairable and rewriter.has_llm:
+            made += [(v, failure, params) for v in rewriter.repair(live.variant, params, measurement)]
+        if measurement.measured and self.plateau.observe(self.best_us()):
+            made += self._improve(rewriter)
+        for record in rewriter.records[recorded:]:
+            self._attach_record(record)
+        for variant, trigger, parent_params in made:
+            self._add_variant(variant, trigger, parent_params)
+
+    def _attach_record(self, record: MutationRecord) -> None:
+        """A proposal's prompt, response and template as artifacts of its parent's study (the dashboard's view)."""
+        live = self.live.get(record.parent)
+        if live is None:
+            return
+        for kind, relative in record.files.items():
+            live.trials.upload_file(self.run_dir / relative, f"mutation_{record.number:03d}_{kind}.txt")
+
+    def _improve(self, rewriter: Rewriter) -> list[tuple[Variant, str, dict[str, Any]]]:
+        """The best variant's best trial, with its profile, asked for rewrites."""
+        best = self.scheduler.best_state()
+        if best is None or best.best_trial is None:
+            return []
+        live, trial = self.live[best.name], best.best_trial
+        bound = roofline(self.op, self.config.shape, self.config.dtype, self.soc).bound_us
+        profile = {"time_us": trial.value, **trial.attrs.get("pipe", {}),
+                   "roofline_us": bound, "roofline_gap": trial.value / bound if bound else None}
+        measured = self._msprof(live, trial.number, trial.params, "plateau")
+        if measured and "pipe_ratios" in measured:
+            profile.update(measured["pipe_ratios"], pipe_source=measured["source"])
+        variants = rewriter.improve(live.variant, trial.params, profile, trial.value, bound)
+        return [(v, "plateau", dict(trial.params)) for v in variants]
+
+    def _add_variant(self, variant: Variant, trigger: str, parent_params: dict[str, Any]) -> None:
+        """A rewrite joins the run: its own study, warm-started from the knobs it was validated on (the parent's,
+        with any knob the rewrite added at its first value)."""
+        assert self.rewriter is not None
+        self.space = replace(self.space, variants={**self.space.variants, variant.name: variant})
+        points = variant.feasible_points(self.context)
+        if not points:
+            return
+        trials = self._open_study(variant)
+        lineage = variant.raw["lineage"]
+        trials.set_attr("lineage", {"parent": lineage["parent"], "origin": lineage["origin"], "trigger": trigger})
+        self.leases.register(trials.study)
+        live = self._join(variant, trials, self._evaluator(variant, self.rewriter.inputs), points)
+        warm = warm_start(variant, parent_params, self.context)
+        if variant.evaluate(warm, self.context).feasible:
+            trials.enqueue(warm, {"warm_start_from": lineage["parent"]})
+            live.state.queued.add(point_key(warm))
+        self._refresh(live)
+
+    # ----- after the search: the phases the backend declares ---------------------------------------------
     def _record(self, key: str, value: Any) -> None:
         """A run-level fact, kept on every study of the run (any of them may be the one read back)."""
-        for state in self.states.values():
-            state.study.set_user_attr(key, value)
+        for live in self.live.values():
+            live.trials.set_attr(key, value)
 
     def _time_torch(self, inputs: RunInputs) -> None:
-        """torch's own operator on the device, timed like the candidates and checked on every input set against
-        the float64 CPU reference (the cross-check of device and host); every measured trial then carries
-        `torch_us` and `speedup_vs_torch`. A failure is recorded, never fatal: the candidates do not need it."""
-        try:
-            timing = self.backend.time_torch(self.op, inputs.arrays)
-        except TunerError as exc:
-            self._record("torch", {"error": str(exc)})
-            return
-        if timing is None:
-            return
-        inputs.torch = timing
-        mismatches = []
-        for index, outputs in enumerate(timing.outputs):
-            check = self.op.check({name: to_torch(array) for name, array in outputs.items()}, inputs.inputs[index],
-                                  inputs.expected[index])
-            if not check.ok:
-                mismatches.append(f"input set {index}: {check.detail}")
-        self._record("torch", {"median_us": round(timing.median_us, 3), "p20_us": round(timing.p20_us, 3),
-                               "p80_us": round(timing.p80_us, 3), "launches": timing.launches,
-                               "source": timing.source, "matches_cpu_reference": not mismatches,
-                               "detail": "; ".join(mismatches)})
+        timing = phases.time_torch(self.backend, self.op, inputs)
+        if timing is not None:
+            self._record("torch", timing)
 
     def _retime(self) -> None:
-        """Before naming a winner on a device, re-time the best few against each other, interleaved over
-        RETIME_ROUNDS rounds (timing.py): one batch each, in rotating order, so drift cannot favour one."""
-        if not self.backend.retimes:
-            return
-        ranked = sorted(((t.value, name, t) for name, state in self.states.items()
-                         for t in state.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                         if report.eligible(t)), key=lambda item: item[0])[:RETIME_TOP]
-        if len(ranked) < 2:
-            return
-        by_key = {f"{name}:{t.number}": (name, t) for _, name, t in ranked}
+        ranked = sorted(((t.value, name, t) for name, live in self.live.items()
+                         for t in live.trials.all(TrialStatus.COMPLETE) if t.eligible(INPUT_SETS)),
+                        key=lambda item: item[0])[:phases.RETIME_TOP]
+        retimed = phases.retime({f"{name}:{t.number}": (self.live[name].evaluator, t.params) for _, name, t in ranked},
+                                self.time_source)
+        if retimed is not None:
+            self._record("retime", retimed)
 
-        def time_one(key: str) -> float:
-            name, trial = by_key[key]
-            return self.states[name].evaluator.retime(trial.params)
-
-        try:
-            times = interleaved_retime(list(by_key), time_one, rounds=RETIME_ROUNDS)
-        except TunerError as exc:  # the best by first timing stays the best
-            self._record("retime", {"error": str(exc)})
-            return
-        self._record("retime", {"rounds": RETIME_ROUNDS, "winner": winner(times), "source": self.time_source,
-                                "times_us": {k: [round(v, 3) for v in vs] for k, vs in times.items()}})
-
-    def _msprof(self, state: _VariantState, trial: optuna.trial.FrozenTrial, why: str) -> dict[str, Any] | None:
-        """With --profile msprof, the trial profiled on the device; kept as the run's `msprof_<why>` attribute
-        (a failure of msprof is recorded, never fatal)."""
+    def _msprof(self, live: _Live, number: int, params: dict[str, Any], why: str) -> dict[str, Any] | None:
+        """With --profile msprof, trial `number` profiled on the device; kept as the run's `msprof_<why>`."""
         if self.config.profile != "msprof":
             return None
-        key = f"{state.variant.name}:{trial.number}"
-        try:
-            report = state.evaluator.msprof(trial.params, self.run_dir / "msprof" / f"{why}-{key.replace(':', '-')}")
-        except TunerError as exc:
-            result: dict[str, Any] = {"trial": key, "error": str(exc)}
-        else:
-            result = {"trial": key, "pipe_ratios": report["pipe_ratios"], "source": report["source"],
-                      "csv": report["csv"], "task_duration_us": report.get("task_duration_us")}
+        key = f"{live.variant.name}:{number}"
+        result = phases.msprof(live.evaluator, params, key, self.run_dir / "msprof" / f"{why}-{key.replace(':', '-')}")
         self._record(f"msprof_{why}", result)
         return result
 
     def _profile_winner(self) -> None:
-        if self.config.profile != "msprof":
-            return
-        summary = self._summary()
-        if summary.best is not None:
-            state = self.states[summary.best.variant]
-            trial = state.study.trials[summary.best.number]
-            self._msprof(state, trial, "winner")
-
-    def _unproductive(self) -> None:
-        self._idle_asks += 1
-        if self._idle_asks >= self.config.patience and not self.stop_reason:
-            self.stop_reason = f"{self.config.patience} consecutive asks gave no new feasible candidate"
+        best = self._summary().best
+        if best is not None:
+            self._msprof(self.live[best.variant], best.number, best.params, "winner")
 
     def _export_best(self) -> None:
         """Write the run's best correct kernel to `runs/<run>/best/` (nothing when there is none yet)."""
-        if self.best_us() is None:
+        if self.best_us() is None or self._summary().best is None:
             return
-        try:
-            export_trial(self.storage, self.run_name, self.best_dir, project=self.config.project,
-                         variants_dir=self.run_dir / "variants")
-        except UsageError as exc:
-            if "no correct trial" not in str(exc):
-                raise
-            return
-        self._attach_trace()
+        export_trial(self.storage, self.run_name, self.best_dir, project=self.config.project,
+                     variants_dir=self.run_dir / "variants")
+        if self.backend.traces:
+            self._attach_trace()
 
     def _attach_trace(self) -> None:
         """The winner's timeline as an artifact of its study (`trace_<variant>_<trial>.json`), once per winner."""
@@ -892,28 +631,34 @@ class Optimizer:
         if not trace.exists():
             return
         described = json.loads((self.best_dir / "kernel.json").read_text())
-        state = self.states.get(described["variant"])
-        if state is None:
+        live = self.live.get(described["variant"])
+        if live is None:
             return
         name = f"trace_{described['variant']}_{described['trial']}.json"
-        if any(m.filename == name for m in get_all_artifact_meta(state.study)):
-            return
-        with tempfile.TemporaryDirectory(prefix="tuner-art-") as tmp:
-            path = Path(tmp) / name
-            shutil.copyfile(trace, path)
-            upload_artifact(artifact_store=self.artifacts, file_path=str(path), study_or_trial=state.study)
-
-    @property
-    def best_dir(self) -> Path:
-        return self.config.runs_dir / self.run_name / "best"
+        if name not in live.trials.artifact_names():
+            live.trials.upload_file(trace, name)
 
     def _summary(self, finished: bool = False) -> report.RunSummary:
         return report.summarize(self.storage, self.storage_url, self.run_name, runs_dir=self.config.runs_dir,
                                 stop_reason=self.stop_reason, skipped=self.skipped, already_finished=finished)
 
 
+def make_optimizer(config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> Optimizer:
+    """The optimizer of `config` with the parts it names: its backend, mutators, storage and artifact store. A
+    shape the operator cannot serve, or a run this machine has not the memory for, is refused before any is made."""
+    op = config.operator
+    op.check_shape(config.shape)
+    check_memory(run_memory_bytes(op, config.shape, config.dtype, config.parallel),
+                 f"{op.name} {shape_text(config.shape)} {config.dtype} ({INPUT_SETS} input sets with their "
+                 f"references, {config.parallel} candidates at once)")
+    backend = make_backend(config.backend, config.soc, config.workers)
+    mutators = make_mutators(config.rewrites, config.llm_model, config.no_llm, config.llm_max_calls,
+                             config.llm_timeout_s)
+    storage, url = open_storage(config.storage, config.runs_dir)
+    return Optimizer(config, backend=backend, storage=storage, storage_url=url,
+                     artifacts=artifact_store(config.runs_dir), mutators=mutators, on_progress=on_progress)
+
+
 def optimize(config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> report.RunSummary:
     """Run (or resume, or top up) the tuning job `config` describes and return its summary."""
-    return Optimizer(config, on_progress).run()
-
-
+    return make_optimizer(config, on_progress).run()

@@ -16,6 +16,7 @@ from tuner.search.evaluate import INPUT_SETS
 from tuner.search.rewrites import read_records
 from tuner.search.roofline import roofline
 from tuner.search.storage import DEFAULT_RUNS_DIR, StudyInfo, run_studies
+from tuner.search.trials import facts
 
 TOP_PER_VARIANT = 3
 
@@ -121,8 +122,7 @@ def _row(study: str, variant: str, trial: FrozenTrial) -> TrialRow:
 
 def eligible(trial: FrozenTrial) -> bool:
     """A trial that may be named best: complete, measured itself (not a duplicate), checked on every input set."""
-    return (trial.state == TrialState.COMPLETE and trial.value is not None and "duplicate_of" not in trial.user_attrs
-            and int(trial.user_attrs.get("verified_sets", 0)) >= INPUT_SETS)
+    return facts(trial).eligible(INPUT_SETS)
 
 
 DEVICE_FACTS = ("torch", "retime", "msprof_plateau", "msprof_winner")

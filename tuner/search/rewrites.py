@@ -24,7 +24,7 @@ from tuner.mutate.prompts import map_diagnostics, mark_template_lines
 from tuner.mutate.sandbox import ScreenedBackend
 from tuner.mutate.screen import ScreenError, screen_source, screen_template
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import Evaluator, Outcome, RunInputs
+from tuner.search.evaluate import Evaluator, Measurement, RunInputs
 from tuner.space.expr import ExpressionError, parse
 from tuner.space.render import TemplateError, check_template, render_text
 from tuner.space.spaces import REWRITE_FILE, SearchSpace, SpaceError, Variant, load_yaml, rewritten_variant
@@ -41,12 +41,10 @@ MAX_NEW_CONSTRAINTS = 16
 
 @dataclass
 class RewriteSettings:
-    """Which mutators run, and when: repair rounds per proposal, the plateau window and its threshold."""
+    """Which mutators run, and how many repair rounds a proposal gets."""
 
     mutators: list[Mutator]
     repair_rounds: int = 2
-    plateau: int = 30
-    plateau_eps: float = 0.01
 
 
 @dataclass
@@ -81,26 +79,6 @@ def read_records(run_dir: Path) -> list[MutationRecord]:
         if line.strip():
             records.append(MutationRecord(**json.loads(line)))
     return records
-
-
-class Plateau:
-    """Fires when the last `window` measured trials improved the run's best by less than `eps` (relative)."""
-
-    def __init__(self, window: int, eps: float) -> None:
-        self.window, self.eps = window, eps
-        self.history: list[float] = []
-
-    def observe(self, best_us: float | None) -> bool:
-        if best_us is None or self.window <= 0:
-            return False
-        self.history.append(best_us)
-        if len(self.history) <= self.window:
-            return False
-        before = self.history[-self.window - 1]
-        if before - best_us < self.eps * before:
-            self.history.clear()
-            return True
-        return False
 
 
 @dataclass
@@ -177,7 +155,6 @@ class Rewriter:
         self.records = read_records(run_dir)
         self.asked_repair: set[tuple[str, str]] = {(r.parent, r.trigger) for r in self.records
                                                    if (cls := ErrorClass.of(r.trigger)) and cls.repairable}
-        self.plateau = Plateau(settings.plateau, settings.plateau_eps)
 
     @property
     def has_llm(self) -> bool:
@@ -191,16 +168,16 @@ class Rewriter:
         return Evaluator(space, variant, self.backend, self.cache, inputs, self.context)
 
     # ----- triggers ----------------------------------------------------------------------------------
-    def repair(self, parent: Variant, params: Mapping[str, Any], outcome: Outcome) -> list[Variant]:
+    def repair(self, parent: Variant, params: Mapping[str, Any], measurement: Measurement) -> list[Variant]:
         """A candidate failed to render, compile or run right: ask for a repair, once per variant and class."""
-        key = (parent.name, str(outcome.error_class))
-        if outcome.error_class is None or not outcome.error_class.repairable or key in self.asked_repair:
+        key = (parent.name, str(measurement.error_class))
+        if measurement.error_class is None or not measurement.error_class.repairable or key in self.asked_repair:
             return []
         self.asked_repair.add(key)
-        diagnostics = outcome.detail
-        if outcome.error_class == ErrorClass.COMPILE_ERROR and outcome.compile_log:
-            diagnostics = self._mapped(parent, params, outcome.compile_log)
-        context = self._context(str(outcome.error_class), parent, params, rendered=outcome.source,
+        diagnostics = measurement.detail
+        if measurement.error_class == ErrorClass.COMPILE_ERROR and measurement.compile_log:
+            diagnostics = self._mapped(parent, params, measurement.compile_log)
+        context = self._context(str(measurement.error_class), parent, params, rendered=measurement.source,
                                 diagnostics=diagnostics)
         return self._ask(context, parent, params)
 
@@ -331,20 +308,21 @@ class Rewriter:
             variant.feasible_points(self.context)  # every point evaluates within the bounds, as the run will ask
         except SpaceError as exc:
             return None, _Feedback(ErrorClass.RENDER_ERROR, str(exc)), f"rejected: {exc}"
-        outcome = evaluator.evaluate(warm)
-        if not outcome.ok:
-            text = outcome.detail
-            if outcome.error_class == ErrorClass.COMPILE_ERROR and outcome.compile_log:
-                text = f"{outcome.detail}\n{self._mapped(variant, warm, outcome.compile_log)}"
-            return None, _Feedback(str(outcome.error_class), text, source), \
-                f"rejected: {outcome.error_class}: {outcome.detail.splitlines()[0][:300] if outcome.detail else ''}"
+        measurement = evaluator.evaluate(warm)
+        if not measurement.ok:
+            text = measurement.detail
+            if measurement.error_class == ErrorClass.COMPILE_ERROR and measurement.compile_log:
+                text = f"{measurement.detail}\n{self._mapped(variant, warm, measurement.compile_log)}"
+            first = measurement.detail.splitlines()[0][:300] if measurement.detail else ""
+            return None, _Feedback(str(measurement.error_class), text, source), \
+                f"rejected: {measurement.error_class}: {first}"
         final = self.variants_dir / name
         shutil.rmtree(final, ignore_errors=True)
         shutil.copytree(directory, final)
         accepted = rewritten_variant(final, self.space.op)
         self.space = replace(self.space, variants={**self.space.variants, name: accepted})
-        source_of_time = outcome.attrs.get("time_source", "")
-        return accepted, None, f"accepted: {outcome.value:.3f} µs on the parent's best knobs ({source_of_time})"
+        return accepted, None, \
+            f"accepted: {measurement.value:.3f} µs on the parent's best knobs ({measurement.time_source})"
 
     def _record(self, context: MutationContext, proposal: Proposal, verdict: str, variant: Variant | None,
                 round_: int) -> MutationRecord:

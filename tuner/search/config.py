@@ -1,0 +1,135 @@
+"""`RunConfig`: what a user asks of one run, checked when it is made, so a bad setting is one line before anything
+runs; and the host memory such a run needs."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tuner.data.socs import UnknownSocError, get_soc
+from tuner.errors import UsageError
+from tuner.ops import get_operator
+from tuner.ops.base import DTYPE_BYTES, Operator, shape_text
+from tuner.search.evaluate import INPUT_SETS
+from tuner.search.samplers import SAMPLERS
+from tuner.search.scheduler import PATIENCE_ASKS
+from tuner.search.storage import DEFAULT_RUNS_DIR
+from tuner.space.spaces import PROJECT_ROOT
+
+__all__ = ["RunConfig", "run_memory_bytes"]
+
+# A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
+PROFILERS = ("msprof",)
+
+
+@dataclass
+class RunConfig:
+    """What the user asked for: the run's identity and how to search it. Made, it is valid: UsageError names the
+    first setting that is not (an unknown operator, dtype, SoC or sampler, a number out of range, an unsafe run
+    name), and `soc` is the table's spelling of the SoC (ascend910b2 names the same run as Ascend910B2). Whether
+    the operator can serve the shape is the run's question (`Operator.check_shape`), not the config's."""
+
+    op: str
+    shape: tuple[int, ...] = (4096, 4096)
+    dtype: str = "float16"
+    soc: str = "Ascend910B2"
+    backend: str = "sim"
+    budget: int = 200
+    sampler: str = "tpe"
+    seed: int = 0
+    jobs: int = 2
+    workers: int = 1  # NPUs used at once, one device worker each (npu backend)
+    profile: str | None = None  # "msprof": profile the best at each plateau and the winner (npu backend)
+    time_limit_s: float | None = None
+    storage: str | None = None
+    runs_dir: Path = DEFAULT_RUNS_DIR
+    run: str | None = None
+    options: dict[str, str] = field(default_factory=dict)  # the operator's own options (--option NAME=VALUE)
+    patience: int = PATIENCE_ASKS
+    project: Path = PROJECT_ROOT  # where search_spaces/ and templates/ are read from
+    # structural rewrites: an LLM when a model is named (--llm-model / TUNER_LLM_MODEL), else the rule catalog
+    rewrites: bool = True
+    llm_model: str | None = None
+    no_llm: bool = False
+    llm_max_calls: int = 20
+    llm_timeout_s: float = 60.0
+    repair_rounds: int = 2
+    plateau: int = 30
+    plateau_eps: float = 0.01
+
+    def __post_init__(self) -> None:
+        self._check_numbers()
+        if self.sampler not in SAMPLERS:
+            raise UsageError(f"unknown sampler '{self.sampler}' (known: {', '.join(SAMPLERS)})")
+        if self.profile not in (None, *PROFILERS):
+            raise UsageError(f"--profile {self.profile}: the one profiler is msprof")
+        self.operator.check_dtype(self.dtype)
+        try:
+            self.soc = get_soc(self.soc).name
+        except UnknownSocError as exc:
+            raise UsageError(str(exc)) from None
+        if not RUN_NAME.fullmatch(self.run_name):
+            raise UsageError(f"run name '{self.run_name}' is not one safe path component: letters, digits and "
+                             "-_.:=+ (starting with a letter or digit), at most 200 characters")
+
+    def _check_numbers(self) -> None:
+        for flag, value, least in (("--budget", self.budget, 1), ("--jobs", self.jobs, 1),
+                                   ("--workers", self.workers, 1), ("--llm-max-calls", self.llm_max_calls, 0),
+                                   ("--repair-rounds", self.repair_rounds, 0), ("--plateau", self.plateau, 0)):
+            if value < least:
+                raise UsageError(f"{flag} must be at least {least} (got {value})" if least else
+                                 f"{flag} must not be negative (got {value})")
+        for flag, seconds in (("--time-limit", self.time_limit_s), ("--llm-timeout", self.llm_timeout_s)):
+            if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+                raise UsageError(f"{flag} must be a positive, finite number of seconds (got {seconds})")
+        if not (math.isfinite(self.plateau_eps) and 0 <= self.plateau_eps < 1):
+            raise UsageError(f"--plateau-eps must be a relative improvement from 0 up to (not including) 1 "
+                             f"(got {self.plateau_eps})")
+
+    @property
+    def operator(self) -> Operator:
+        """The operator with the run's options (UsageError for an unknown one or a bad option)."""
+        return get_operator(self.op).with_options(self.options)
+
+    @property
+    def parallel(self) -> int:
+        """Candidates evaluated at once: the jobs, and at least one per device worker."""
+        return max(self.jobs, self.workers)
+
+    @property
+    def run_name(self) -> str:
+        """`op-shape-dtype-soc-backend`, with any option that differs from its default appended."""
+        if self.run:
+            return self.run
+        changed = self.operator.changed_options()
+        suffix = "".join(f"-{name}={value}" for name, value in sorted(changed.items()))
+        return f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}{suffix}"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.runs_dir / self.run_name
+
+
+def run_memory_bytes(op: Operator, shape: tuple[int, ...], dtype: str, jobs: int, sets: int = INPUT_SETS) -> int:
+    """Host memory a run of `op` at `shape` and `dtype` needs at its peak, from what the code holds:
+
+    - for the whole run (RunInputs): per input set, the inputs at `dtype`, and per output element the float32 copy
+      of the float64 reference and its float32 inverse tolerance (8 bytes);
+    - while a set is made: its inputs drawn in float64, the float64 references, and Expected.of's three float64
+      temporaries of the largest output;
+    - per candidate running at once (`jobs`): the simulator's GM holding inputs and outputs, the same bytes again in
+      its scratch files (tmpfs), and in the tuner the inputs written out, the outputs of two input sets plus the one
+      being read back, and the check's float32 differences (8 bytes an output element).
+
+    The sets are made before any candidate runs, so the larger of the last two parts counts."""
+    item = DTYPE_BYTES[dtype]
+    ins = sum(math.prod(s) for s in op.input_shapes(shape).values())
+    out_sizes = [math.prod(s) for s in op.output_shapes(shape).values()]
+    outs = sum(out_sizes)
+    kept = sets * (item * ins + 8 * outs)
+    making = 8 * ins + 8 * outs + 24 * max(out_sizes, default=0)
+    per_candidate = 2 * item * (ins + outs) + item * ins + 3 * item * outs + 8 * outs
+    return kept + max(making, jobs * per_candidate)
