@@ -125,8 +125,9 @@ def test_an_empty_space_names_the_constraints_that_between_them_rule_out_every_p
     rows = load_space("softmax").variant("rows")
     assert not rows.feasible_points(context)
     why = rows.why_empty(context)
-    # neither alone rules out every point: unaligned rows need DataCopyPad, which 310P lacks
-    assert "unaligned rows need DataCopyPad" in why and "DataCopyPad does not exist on 310P" in why
+    # neither alone rules out every point: unaligned rows need DataCopyPad, which 310P lacks (the support table says)
+    assert "unaligned rows need DataCopyPad" in why and "DataCopyPad does not exist on this SoC" in why
+    assert "api_support.yaml, has_data_copy_pad: ASC §4.4" in why and "not on 310P" in why
     aligned = run_context(get_operator("softmax"), (3, 1024), "float16", get_soc("Ascend310P3"))
     assert rows.feasible_points(aligned)
 
@@ -228,3 +229,91 @@ def test_an_unfinished_rewrite_is_not_loaded_as_a_variant(tmp_path: Path):
     pending.mkdir()
     (pending / "variant.yaml").write_text("name: rows+llm-1\nspace: {}\n")
     assert with_rewrites(space, tmp_path).variants.keys() == space.variants.keys()
+
+
+SHARED = """
+knobs:
+  block_dim:
+    rows: {type: int, low: 1, high: "min(vector_cores, rows)"}
+  buffers:
+    "1-2": {type: categorical, choices: [1, 2], structural: true}
+derived:
+  ub_used:
+    tiles: "buffers * tile * cols * 4"
+constraints:
+  pad:
+    - {expr: "copy == 'data_copy' or has_data_copy_pad", why: "no DataCopyPad"}
+  copy:
+    - {expr: "copy == 'data_copy_pad' or cols % 8 == 0", why: "DataCopy moves whole 32-byte blocks"}
+    - use: pad
+"""
+
+
+def _shared_space(tmp_path: Path, shared: str = SHARED, edit=lambda text: text):
+    """The toy space written on shared entries: its knobs, derived value and constraints named with `use`."""
+    text = SPACE.replace('block_dim: {type: int, low: 1, high: "min(vector_cores, rows)"}', "block_dim: {use: rows}")
+    text = text.replace("buffers: {type: categorical, choices: [1, 2], structural: true}", "buffers: {use: 1-2}")
+    text = text.replace('ub_used: "buffers * tile * cols * 4"', "ub_used: {use: tiles}")
+    aligned = """- {expr: "copy == 'data_copy_pad' or cols % 8 == 0", why: "DataCopy moves whole 32-byte blocks"}"""
+    text = text.replace(aligned, "- use: copy")
+    (tmp_path / "families.yaml").write_text(shared)
+    return parse_space(edit(text), Path("toy.yaml"), shared=tmp_path / "families.yaml")
+
+
+def test_shared_entries_resolve_in_place_into_the_variant_written_out(tmp_path):
+    written = space().variant("plain")
+    shared = _shared_space(tmp_path).variant("plain")
+    assert shared.knobs == written.knobs and shared.derived == written.derived  # same order, same definitions
+    assert [c.expr for c in shared.constraints] == [c.expr for c in written.constraints] + \
+        ["copy == 'data_copy' or has_data_copy_pad"]
+    assert shared.raw["knobs"]["block_dim"] == {"type": "int", "low": 1, "high": "min(vector_cores, rows)"}
+    assert "'use'" not in str(shared.raw)  # the resolved space: what a rewrite stores in its variant.yaml
+
+
+@pytest.mark.parametrize(("shared", "edit", "message"), [
+    (SHARED, lambda t: t.replace("{use: 1-2}", "{use: 1-3}"),
+     r"knob 'buffers': .*families.yaml has no knobs 'buffers' of form '1-3' \(forms: 1-2\)"),
+    (SHARED, lambda t: t.replace("- use: copy", "- use: kopy"),
+     r"constraints: .*families.yaml has no constraint set 'kopy' \(sets: pad, copy\)"),
+    (SHARED.replace("    - use: pad", "    - use: copy"), lambda t: t,
+     r"constraint set 'copy' uses itself \(copy -> copy\)"),
+    ("knobs: [1]", lambda t: t, "expected mappings 'knobs', 'derived' and 'constraints'"),
+])
+def test_a_shared_entry_that_cannot_be_resolved_is_a_one_line_error(tmp_path, shared, edit, message):
+    with pytest.raises(SpaceError, match=message) as info:
+        _shared_space(tmp_path, shared, edit)
+    assert "\n" not in str(info.value)
+
+
+def test_a_rewritten_variant_names_no_shared_entry(tmp_path):
+    from tuner.space.spaces import rewritten_variant
+
+    _rewrite(tmp_path, "rows+use", space_edit=lambda space: {**space, "constraints": [{"use": "sync"}]})
+    with pytest.raises(SpaceError, match="names a shared entry, but a rewritten variant's space is stored resolved"):
+        rewritten_variant(tmp_path / "rows+use", "softmax")
+
+
+@pytest.mark.parametrize(("soc", "dtype", "pad", "cast"), [
+    ("Ascend910B2", "bfloat16", True, True),
+    ("Ascend950PR_9589", "bfloat16", True, True),
+    ("Ascend310P3", "float16", False, True),
+    ("Ascend310P3", "bfloat16", False, False),
+    ("Ascend310P3", "float32", False, True),
+])
+def test_api_availability_in_the_context_follows_the_support_table(soc, dtype, pad, cast):
+    from tuner.data.socs import get_soc
+    from tuner.ops import get_operator
+    from tuner.space.spaces import run_context
+
+    context = run_context(get_operator("softmax"), (4, 64), dtype, get_soc(soc))
+    assert (context["has_data_copy_pad"], context["has_fp32_cast"]) == (pad, cast)
+    assert context["has_exp"] == context["has_whole_reduce_sum"] == (dtype != "bfloat16")  # half and float only
+    assert context["has_brcb"] == (dtype != "bfloat16" or soc != "Ascend310P3")  # Brcb's types differ on 310P
+
+
+def test_a_constraint_on_api_availability_cites_the_support_table():
+    rows = load_space("reduce_sum").variant("rows")
+    [pad] = [c for c in rows.constraints if c.expr == "has_data_copy_pad"]
+    assert pad.why == ("outputs are written with DataCopyPad, which this SoC lacks (tuner/data/api_support.yaml, "
+                       "has_data_copy_pad: ASC §4.4: A2/A3 and 200I/500 A2 only; not on 310P AI Core or 910A)")
+    assert "api_support.yaml" not in str(rows.raw)  # the citation is added when read, not stored

@@ -7,6 +7,7 @@ over the run's context (shape, dtype, SoC) and the knobs.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import json
@@ -21,11 +22,13 @@ import optuna.distributions as od
 import yaml
 
 from tuner.errors import UsageError
+from tuner.space.apis import availability, cited
 from tuner.space.expr import ExpressionError, evaluate, parse
-from tuner.space.render import TemplateError, check_template, read_template
+from tuner.space.render import TemplateError, check_template, library_digest, read_template
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = PROJECT_ROOT / "templates" / "ascendc"
+SHARED_FILE = Path("search_spaces") / "_shared" / "families.yaml"
 ARG_KINDS = ("in", "out", "tiling")
 ENUMERATION_LIMIT = 500_000
 # Bounds of YAML from outside the package (an LLM's yaml block, a rewritten variant's variant.yaml), whose packaged
@@ -228,12 +231,14 @@ class Variant:
         return min(candidates, key=distance)
 
     def fingerprint(self, context: Mapping[str, Any]) -> str:
-        """Hash of the template text and the space as resolved for this context (decides the study)."""
+        """Hash of the template text, the kernel library it imports and the space as resolved for this context
+        (decides the study)."""
         payload = json.dumps({"space": self.raw, "distributions": {
             k: od.distribution_to_json(d) for k, d in self.distributions(context).items()}}, sort_keys=True,
             default=str)
         h = hashlib.sha256(payload.encode())
         h.update(self.template.read_bytes() if self.template.is_file() else b"")
+        h.update(library_digest().encode())
         return h.hexdigest()[:12]
 
 
@@ -288,10 +293,12 @@ class SearchSpace:
 
 
 def run_context(op: Any, shape: tuple[int, ...], dtype: str, soc: Any) -> dict[str, Any]:
-    """The names a run's expressions see: the operator's view of the shape, the dtype, its options, SoC limits."""
+    """The names a run's expressions see: the operator's view of the shape, the dtype, its options, SoC limits, and
+    which APIs the SoC has for the dtype (`tuner.space.apis`: `has_data_copy_pad`, `has_fp32_cast`, ...)."""
     context = dict(op.context(shape, dtype))
     context.update(op.opts)
     context.update(vector_cores=int(soc.vector_cores.value), ub_bytes=soc.usable_ub_bytes(8), soc_family=soc.family)
+    context.update(availability(soc.vector_costs, dtype))
     return context
 
 
@@ -322,10 +329,87 @@ def _knob(name: str, raw: object, where: str) -> Knob:
     raise SpaceError(f"{where}: knob '{name}' has unknown type '{kind}' (int or categorical)")
 
 
-def _variant(op: str, name: str, raw: object, where: str, templates: Path) -> Variant:
+class SharedEntries:
+    """The shared file of the packaged search spaces (`search_spaces/_shared/families.yaml`), read when a variant
+    first names one of its entries.
+
+    A variant names an entry with `{use: NAME}` in three places, and the loader puts the entry where the `use` is,
+    so the resolved variant has its knobs, derived values and constraints in the order the variant lists them:
+    - a knob `K: {use: FORM}` is the knob definition `knobs.K.FORM` (a knob family: `block_dim: {use: rows}`);
+    - a derived value `D: {use: FORM}` is the expression `derived.D.FORM`;
+    - a constraint `{use: SET}` stands for the constraints of `constraints.SET`, in order (a set may itself
+      `use` other sets).
+    The resolved variant is what a rewrite stores in its `variant.yaml`: a rewritten variant names no entry."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._raw: Mapping[str, Any] | None = None
+
+    def _section(self, section: str, user: str) -> Mapping[str, Any]:
+        if self.path is None:
+            raise SpaceError(f"{user}: names a shared entry, but a rewritten variant's space is stored resolved")
+        if self._raw is None:
+            try:
+                raw = yaml.safe_load(self.path.read_text())
+            except (OSError, yaml.YAMLError) as exc:
+                raise SpaceError(f"{user}: cannot read the shared file {self.path} ({exc.__class__.__name__})") \
+                    from None
+            if not isinstance(raw, Mapping) or not all(isinstance(raw.get(k, {}), Mapping)
+                                                       for k in ("knobs", "derived", "constraints")):
+                raise SpaceError(f"{self.path}: expected mappings 'knobs', 'derived' and 'constraints'")
+            self._raw = raw
+        return self._raw.get(section) or {}
+
+    def form(self, section: str, name: str, form: object, user: str) -> Any:
+        """The definition `section.name.form` (a knob or a derived expression), a copy of it."""
+        forms = self._section(section, user).get(name)
+        if not isinstance(forms, Mapping) or form not in forms:
+            known = ", ".join(map(str, forms)) if isinstance(forms, Mapping) else "none"
+            raise SpaceError(f"{user}: {self.path} has no {section} '{name}' of form '{form}' (forms: {known})")
+        return copy.deepcopy(forms[form])
+
+    def constraints(self, items: object, user: str, chain: tuple[str, ...] = ()) -> list[Any]:
+        """A constraint list with every `{use: SET}` replaced by the set's constraints."""
+        if not isinstance(items, list):
+            raise SpaceError(f"{user}: constraints must be a list")
+        out = []
+        for item in items:
+            name = _used(item)
+            if name is None:
+                out.append(item)
+                continue
+            if name in chain:
+                raise SpaceError(f"{self.path}: constraint set '{name}' uses itself ({' -> '.join((*chain, name))})")
+            sets = self._section("constraints", user)
+            if name not in sets:
+                raise SpaceError(f"{user}: {self.path} has no constraint set '{name}' (sets: {', '.join(sets)})")
+            out += self.constraints(sets[name], f"{self.path} constraint set '{name}'", (*chain, name))
+        return out
+
+
+def _used(value: object) -> Any:
+    """NAME for `{use: NAME}`, else None."""
+    return value["use"] if isinstance(value, Mapping) and list(value) == ["use"] else None
+
+
+def _resolved(raw: Mapping[str, Any], shared: SharedEntries, where: str) -> dict[str, Any]:
+    """The variant's mapping with every shared entry it names put in place."""
+    out = dict(raw)
+    for section in ("knobs", "derived"):
+        if isinstance(raw.get(section), Mapping):
+            out[section] = {name: value if _used(value) is None
+                            else shared.form(section, str(name), _used(value), f"{where} {section[:-1]} '{name}'")
+                            for name, value in raw[section].items()}
+    if raw.get("constraints"):
+        out["constraints"] = shared.constraints(raw["constraints"], f"{where} constraints")
+    return out
+
+
+def _variant(op: str, name: str, raw: object, where: str, templates: Path, shared: SharedEntries) -> Variant:
     if not isinstance(raw, Mapping):
         raise SpaceError(f"{where}: variant '{name}' must be a mapping")
     where = f"{where} variant '{name}'"
+    raw = _resolved(raw, shared, where)
     knobs = tuple(_knob(k, v, where) for k, v in (_require(raw, "knobs", where) or {}).items())
     constraints = tuple(Constraint(str(c["expr"]), str(c.get("why", ""))) for c in raw.get("constraints") or [])
     template = templates / op / str(raw.get("template", name)) / "kernel.cpp.j2"
@@ -336,7 +420,7 @@ def _variant(op: str, name: str, raw: object, where: str, templates: Path) -> Va
         block_dim=raw.get("block_dim", "block_dim"), raw=raw,
     )
     _check_expressions(variant, where)
-    return variant
+    return replace(variant, constraints=tuple(Constraint(c.expr, cited(c.expr, c.why)) for c in constraints))
 
 
 def _check_expressions(variant: Variant, where: str) -> None:
@@ -354,8 +438,10 @@ def _check_expressions(variant: Variant, where: str) -> None:
             raise SpaceError(f"{where}: {expression!r:.60} is not an expression")
 
 
-def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR) -> SearchSpace:
-    """Read a search-space document; raise SpaceError with the file named on any problem."""
+def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR,
+                shared: Path = PROJECT_ROOT / SHARED_FILE) -> SearchSpace:
+    """Read a search-space document, the entries it names from the `shared` file in place (`SharedEntries`);
+    raise SpaceError with the file named on any problem."""
     where = str(path)
     try:
         raw = yaml.safe_load(text)
@@ -370,7 +456,8 @@ def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR) -> Searc
             raise SpaceError(f"{where}: argument {item.get('name')!r} has kind {item.get('kind')!r} "
                              f"(one of {', '.join(ARG_KINDS)})")
         args.append(ArgSpec(str(item["name"]), str(item["kind"]), item.get("tensor")))
-    variants = {str(n): _variant(op, str(n), v, where, templates)
+    entries = SharedEntries(shared)
+    variants = {str(n): _variant(op, str(n), v, where, templates, entries)
                 for n, v in _require(raw, "variants", where).items()}
     baselines = tuple(Baseline(str(b["variant"]), dict(b["knobs"]), str(b.get("why", "")))
                       for b in raw.get("baseline") or [])
@@ -425,7 +512,7 @@ def rewritten_variant(directory: Path, op: str) -> Variant:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("space"), Mapping) or "name" not in raw:
         raise SpaceError(f"{path}: expected a mapping with 'name' and 'space'")
     try:
-        variant = _variant(op, str(raw["name"]), raw["space"], str(path), directory)
+        variant = _variant(op, str(raw["name"]), raw["space"], str(path), directory, SharedEntries(None))
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise SpaceError(f"{path}: malformed rewritten variant ({exc.__class__.__name__}: {str(exc)[:100]})") \
             from None
@@ -458,4 +545,4 @@ def load_space(op: str, root: Path = PROJECT_ROOT) -> SearchSpace:
     path = root / "search_spaces" / f"{op}.yaml"
     if not path.is_file():
         raise SpaceError(f"no search space for '{op}' ({path} does not exist)")
-    return parse_space(path.read_text(), path, root / "templates" / "ascendc")
+    return parse_space(path.read_text(), path, root / "templates" / "ascendc", root / SHARED_FILE)

@@ -1,0 +1,66 @@
+"""API availability on a run's SoC, read from `tuner/data/api_support.yaml` (the table the simulator's headers are
+generated from), as names a search space's expressions see.
+
+For every API of the table, `has_<api in snake case>` (`has_data_copy_pad`, `has_exp`, `has_whole_reduce_sum`)
+says whether it takes the run's element type on the SoC's architecture family; `has_fp32_cast` whether Cast
+converts the run's element type to float and back (always, for float). A constraint written against these names
+follows the table rather than a SoC's name, and its reason cites the table's source for each name it uses.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from tuner.space.expr import parse
+
+__all__ = ["ELEMENT_TYPES", "availability", "cited", "names"]
+
+TABLE = "tuner/data/api_support.yaml"
+ELEMENT_TYPES = {"float16": "half", "bfloat16": "bfloat16_t", "float32": "float"}
+FP32_CAST = "has_fp32_cast"
+
+
+@cache
+def _table() -> dict[str, Any]:
+    return yaml.safe_load(resources.files("tuner.data").joinpath("api_support.yaml").read_text())
+
+
+def _name(api: str) -> str:
+    return "has_" + re.sub(r"(?<!^)(?=[A-Z])", "_", api).lower()
+
+
+@cache
+def _sources() -> dict[str, str]:
+    """Availability name -> the source the table gives for it."""
+    table = _table()
+    return {**{_name(api): str(entry["source"]) for api, entry in table["apis"].items()},
+            FP32_CAST: str(table["cast"]["source"])}
+
+
+def names() -> frozenset[str]:
+    """Every availability name (a rewrite must not declare a knob of one: it would hide the context's value)."""
+    return frozenset(_sources())
+
+
+def availability(family: str, dtype: str) -> dict[str, bool]:
+    """The availability names for a SoC's architecture family (`vector_costs` in socs.yaml: a2, 310p, 950) and a
+    run's dtype (float16, bfloat16, float32)."""
+    table, element = _table(), ELEMENT_TYPES[dtype]
+    names = {_name(api): element in (entry.get(family) or ()) for api, entry in table["apis"].items()}
+    casts = table["cast"].get(family) or {}
+    names[FP32_CAST] = element == "float" or (f"float<-{element}" in casts and f"{element}<-float" in casts)
+    return names
+
+
+def cited(expression: str, why: str) -> str:
+    """`why`, followed by the table's source for every availability name `expression` uses."""
+    sources = _sources()
+    used = dict.fromkeys(node.id for node in ast.walk(parse(expression))
+                         if isinstance(node, ast.Name) and node.id in sources)
+    return "".join([why, *(f" ({TABLE}, {name}: {sources[name]})" for name in used)])
