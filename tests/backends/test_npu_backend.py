@@ -60,6 +60,7 @@ def _studies(runs: Path) -> list[optuna.Study]:
     return [optuna.load_study(study_name=s.study_name, storage=url) for s in optuna.get_all_study_summaries(url)]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("cann", "soc", "build"), [("9.0.0", "Ascend910B2", "bisheng"),
                                                     ("8.0.RC2", "Ascend310P3", "cmake")])
 def test_optimize_runs_the_whole_npu_path(tmp_path, cann, soc, build) -> None:
@@ -105,13 +106,18 @@ def test_optimize_runs_the_whole_npu_path(tmp_path, cann, soc, build) -> None:
         assert f"{best['variant']}:{best['trial']}" == retime["winner"]
 
 
+@pytest.mark.e2e
 def test_workers_pin_one_device_each(tmp_path) -> None:
     m = machine(tmp_path, count=2)
     proc = _optimize(m.env, tmp_path / "runs", "--workers", "2", "--jobs", "2")
     assert proc.returncode == 0, proc.stderr
     pinned = {line.split("visible=")[1] for line in (tmp_path / "npu.log").read_text().splitlines()}
     assert pinned == {"0", "1"}
-    proc = _optimize(m.env, tmp_path / "runs2", "--workers", "3")
+
+
+def test_more_workers_than_npus_are_refused(tmp_path) -> None:
+    m = machine(tmp_path, count=2)
+    proc = _optimize(m.env, tmp_path / "runs", "--workers", "3")
     last = proc.stderr.strip().splitlines()[-1]
     assert proc.returncode == 2 and last.startswith("error: --workers 3: this machine has 2")
 
@@ -184,6 +190,7 @@ def test_a_kernel_that_kills_its_worker_is_a_fault(backend) -> None:
     assert npu.run(artifact, _args(0, np.ones(N, np.float32)), 1).ok
 
 
+@pytest.mark.e2e
 def test_profile_msprof_at_a_plateau_and_for_the_winner(tmp_path) -> None:
     m = machine(tmp_path)
     install_msprof(m.bin, CURRENT)
