@@ -16,15 +16,16 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tuner.backends import RECORD_ENV, REPLAY_ENV, SimBackend
-from tuner.backends.base import Backend
-from tuner.backends.replay import RecordingBackend, ReplayBackend
+if TYPE_CHECKING:
+    from tuner.backends.base import Backend
 
 RECORD_TESTS = os.environ.get("TUNER_RECORD_TESTS") == "1"
 REPLAYS = Path(__file__).parent / "data" / "replays"
+# Imports of the tuner are inside the fixtures: a test session that uses none of them does not pay for them.
 SOC = "Ascend910B2"
 
 
@@ -57,6 +58,9 @@ def _recording(request: pytest.FixtureRequest, soc: str) -> Path:
 @pytest.fixture(scope="module")
 def replayed(request: pytest.FixtureRequest) -> Iterator[Callable[[str], Backend]]:
     """`replayed(soc)`: the module's recording as a backend (recording the simulator with TUNER_RECORD_TESTS=1)."""
+    from tuner.backends import SimBackend
+    from tuner.backends.replay import RecordingBackend, ReplayBackend
+
     made: list[Backend] = []
 
     def make(soc: str = SOC) -> Backend:
@@ -74,6 +78,7 @@ def replayed(request: pytest.FixtureRequest) -> Iterator[Callable[[str], Backend
 def replay_env(request: pytest.FixtureRequest) -> Callable[[str], tuple[str, dict[str, str]]]:
     """`replay_env(soc)`: (the `--backend` to pass, the environment to run a `tuner` child with) so that it
     answers from the module's recording (or records the simulator into it, with TUNER_RECORD_TESTS=1)."""
+    from tuner.backends import RECORD_ENV, REPLAY_ENV
 
     def make(soc: str = SOC) -> tuple[str, dict[str, str]]:
         path = str(_recording(request, soc))

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import ml_dtypes  # noqa: F401 (names bfloat16 for numpy: a recording's arrays may be of it)
 import numpy as np
 
 from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg, Scalar, Struct
@@ -160,6 +159,8 @@ class _Blobs:
                 "shape": list(array.shape)}
 
     def array(self, entry: dict[str, Any]) -> np.ndarray:
+        import ml_dtypes  # noqa: F401 (names bfloat16 for numpy; its import takes a second, so only here)
+
         return np.frombuffer(self.get(entry["blob"]), dtype=np.dtype(entry["dtype"])).reshape(entry["shape"]).copy()
 
 
