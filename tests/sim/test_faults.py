@@ -8,24 +8,23 @@ BUG=n must be reported. The CLI is checked for its exit codes: 0 clean, 1 fault 
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner, Result
 
 from tuner.backends.args import GmIn, GmOut, Scalar
+from tuner.cli import main
 from tuner.errors import CompileError, UsageError
 from tuner.sim.run import SimResult, simulate
 
 FAULTS = Path(__file__).resolve().parent / "kernels" / "faults"
 MEMORY, QUEUE, SYNC, MULTI, CERR = (FAULTS / f for f in
                                     ("memory.cpp", "queue.cpp", "sync.cpp", "multicore.cpp", "compile_errors.cpp"))
-ROOT = Path(__file__).resolve().parents[2]
 
 rng = np.random.default_rng(7)
 
@@ -302,10 +301,10 @@ def test_usage_error_is_raised():
 
 # ---- the CLI: exit codes 0/1/2/3 -------------------------------------------------------------------------
 
-def tuner_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "tuner.cli", "simulate", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=120)
+def tuner_cli(*args: str, cwd: Path) -> Result:
+    """`tuner simulate ARGS` from `cwd`, the command run in this process (test_build_and_cli.py runs the program)."""
+    with contextlib.chdir(cwd):
+        return CliRunner().invoke(main, ["simulate", *args])
 
 
 @pytest.fixture(scope="module")
@@ -321,7 +320,7 @@ def npy(tmp_path_factory) -> Path:
 def test_cli_exit_0_on_a_clean_kernel(npy):
     p = tuner_cli(str(MEMORY), "--kernel", "mem_fault", "--block-dim", "1", "--define", "BUG=0",
                   "--arg", "in=x1024.npy", "--arg", "out=z.npy:float32:1024", "--arg", "u32=1024", cwd=npy)
-    assert p.returncode == 0, p.stderr
+    assert p.exit_code == 0, p.stderr
     assert "mem_fault: 1 block(s) on Ascend910B1: ok" in p.stdout
     np.testing.assert_array_equal(np.load(npy / "z.npy"), X_MEM + 1)
 
@@ -350,7 +349,7 @@ def test_cli_exit_1_on_each_fault_class(npy, cls, source, kernel, blocks, define
     for a in args:
         argv += ["--arg", a]
     p = tuner_cli(*argv, cwd=npy)
-    assert p.returncode == 1, p.stderr
+    assert p.exit_code == 1, p.stderr
     errors = [line for line in p.stderr.splitlines() if line.startswith("error: [")]
     assert errors and all(line.startswith(f"error: [{cls}] ") for line in errors), p.stderr
     report = json.loads((npy / "r.json").read_text())
@@ -368,7 +367,7 @@ def test_cli_exit_2_on_usage_errors(npy, args, message):
     for a in args:
         argv += ["--arg", a]
     p = tuner_cli(*argv, cwd=npy)
-    assert p.returncode == 2, p.stderr
+    assert p.exit_code == 2, p.stderr
     assert p.stderr.splitlines()[0].startswith("error: ") and message in p.stderr.splitlines()[0], p.stderr
 
 
@@ -382,7 +381,7 @@ def test_cli_exit_2_on_usage_errors(npy, args, message):
 def test_cli_exit_3_on_compile_errors(npy, err, soc, words):
     p = tuner_cli(str(CERR), "--kernel", "cerr_kernel", "--block-dim", "1", "--soc", soc, "--define", f"ERR={err}",
                   "--arg", "in=x64.npy", "--arg", "out=z.npy:float32:64", "--arg", "in=x64.npy", cwd=npy)
-    assert p.returncode == 3, p.stderr
+    assert p.exit_code == 3, p.stderr
     first = p.stderr.splitlines()[0]
     # One line, in the user's file at the offending line, naming the API or construct.
     assert first.startswith(f"{CERR}:{fault_line(CERR, err)}: error: "), first
