@@ -17,6 +17,8 @@ from tuner.sim.args import parse_arg
 from tuner.sim.build import INCLUDE_DIR, build_kernel, compiler, soc_dir
 from tuner.sim.run import simulate
 
+from .cli import tuner
+
 ROOT = Path(__file__).resolve().parents[2]
 ADD = ROOT / "tests" / "sim" / "kernels" / "add_custom.cpp"
 
@@ -105,15 +107,15 @@ def test_cli_simulate_writes_outputs_json_and_trace(tmp_path: Path) -> None:
 
 def test_cli_exit_codes(tmp_path: Path) -> None:
     np.save(tmp_path / "x.npy", np.ones(4096, np.float16))
-    usage = _cli("simulate", str(ADD), "--kernel", "add_custom", "--block-dim", "4", "--arg", "in=x.npy",
-                 cwd=tmp_path)
-    assert usage.returncode == 2 and "takes 5 parameters" in usage.stderr
-    unknown_soc = _cli("simulate", str(ADD), "--kernel", "add_custom", "--block-dim", "4", "--soc", "Ascend999",
-                       cwd=tmp_path)
-    assert unknown_soc.returncode == 2 and "unknown SoC" in unknown_soc.stderr
-    missing = _cli("simulate", "nope.cpp", "--kernel", "k", "--block-dim", "1", cwd=tmp_path)
-    assert missing.returncode == 2 and "no such source file" in missing.stderr
-    assert "Traceback" not in usage.stderr + unknown_soc.stderr + missing.stderr
+    usage = tuner("simulate", str(ADD), "--kernel", "add_custom", "--block-dim", "4", "--arg", "in=x.npy",
+                  cwd=tmp_path)
+    assert usage.exit_code == 2 and "takes 5 parameters" in usage.stderr
+    unknown_soc = tuner("simulate", str(ADD), "--kernel", "add_custom", "--block-dim", "4", "--soc", "Ascend999",
+                        cwd=tmp_path)
+    assert unknown_soc.exit_code == 2 and "unknown SoC" in unknown_soc.stderr
+    missing = tuner("simulate", "nope.cpp", "--kernel", "k", "--block-dim", "1", cwd=tmp_path)
+    assert missing.exit_code == 2 and "no such source file" in missing.stderr
+    assert "Traceback" not in usage.stderr + unknown_soc.stderr + missing.stderr  # and `tuner` raised nothing
 
 
 def test_editing_a_local_header_rebuilds(tmp_path: Path) -> None:

@@ -8,19 +8,18 @@ BUG=n must be reported. The CLI is checked for its exit codes: 0 clean, 1 fault 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner, Result
 
 from tuner.backends.args import GmIn, GmOut, Scalar
-from tuner.cli import main
 from tuner.errors import CompileError, UsageError
 from tuner.sim.run import SimResult, simulate
+
+from .cli import tuner
 
 FAULTS = Path(__file__).resolve().parent / "kernels" / "faults"
 MEMORY, QUEUE, SYNC, MULTI, CERR = (FAULTS / f for f in
@@ -301,12 +300,6 @@ def test_usage_error_is_raised():
 
 # ---- the CLI: exit codes 0/1/2/3 -------------------------------------------------------------------------
 
-def tuner_cli(*args: str, cwd: Path) -> Result:
-    """`tuner simulate ARGS` from `cwd`, the command run in this process (test_build_and_cli.py runs the program)."""
-    with contextlib.chdir(cwd):
-        return CliRunner().invoke(main, ["simulate", *args])
-
-
 @pytest.fixture(scope="module")
 def npy(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("cli")
@@ -318,7 +311,7 @@ def npy(tmp_path_factory) -> Path:
 
 
 def test_cli_exit_0_on_a_clean_kernel(npy):
-    p = tuner_cli(str(MEMORY), "--kernel", "mem_fault", "--block-dim", "1", "--define", "BUG=0",
+    p = tuner("simulate", str(MEMORY), "--kernel", "mem_fault", "--block-dim", "1", "--define", "BUG=0",
                   "--arg", "in=x1024.npy", "--arg", "out=z.npy:float32:1024", "--arg", "u32=1024", cwd=npy)
     assert p.exit_code == 0, p.stderr
     assert "mem_fault: 1 block(s) on Ascend910B1: ok" in p.stdout
@@ -348,7 +341,7 @@ def test_cli_exit_1_on_each_fault_class(npy, cls, source, kernel, blocks, define
             *extra]
     for a in args:
         argv += ["--arg", a]
-    p = tuner_cli(*argv, cwd=npy)
+    p = tuner("simulate", *argv, cwd=npy)
     assert p.exit_code == 1, p.stderr
     errors = [line for line in p.stderr.splitlines() if line.startswith("error: [")]
     assert errors and all(line.startswith(f"error: [{cls}] ") for line in errors), p.stderr
@@ -366,7 +359,7 @@ def test_cli_exit_2_on_usage_errors(npy, args, message):
     argv = [str(MEMORY), "--kernel", "mem_fault", "--block-dim", "1", "--define", "BUG=0"]
     for a in args:
         argv += ["--arg", a]
-    p = tuner_cli(*argv, cwd=npy)
+    p = tuner("simulate", *argv, cwd=npy)
     assert p.exit_code == 2, p.stderr
     assert p.stderr.splitlines()[0].startswith("error: ") and message in p.stderr.splitlines()[0], p.stderr
 
@@ -379,8 +372,8 @@ def test_cli_exit_2_on_usage_errors(npy, args, message):
     (5, "Ascend910B1", ["the <<<...>>> launch syntax is not supported", "__CCE_KT_TEST__"]),
 ], ids=["SoftMax", "GET_TILING_DATA", "Exp-bf16", "DataCopyPad-310P", "launch-syntax"])
 def test_cli_exit_3_on_compile_errors(npy, err, soc, words):
-    p = tuner_cli(str(CERR), "--kernel", "cerr_kernel", "--block-dim", "1", "--soc", soc, "--define", f"ERR={err}",
-                  "--arg", "in=x64.npy", "--arg", "out=z.npy:float32:64", "--arg", "in=x64.npy", cwd=npy)
+    p = tuner("simulate", str(CERR), "--kernel", "cerr_kernel", "--block-dim", "1", "--soc", soc, "--define",
+              f"ERR={err}", "--arg", "in=x64.npy", "--arg", "out=z.npy:float32:64", "--arg", "in=x64.npy", cwd=npy)
     assert p.exit_code == 3, p.stderr
     first = p.stderr.splitlines()[0]
     # One line, in the user's file at the offending line, naming the API or construct.
