@@ -1,11 +1,11 @@
-"""CANN packaging: the kernel-launch project of a kernel, for the NPU backend's own builds and for an export.
+"""CANN packaging: the kernel-launch projects of a kernel, for the NPU backend's own builds and for an export.
 
 One arch table (`npu_arch`: bisheng's `--npu-arch` from tuner/data/socs.yaml) and one CMake writer
 (`cmake_lists`), both kinds of project from templates/export/CMakeLists.txt.j2: the backend's CANN 8 build of the
-shared `tuner_launch` library its device worker loads, and the export's standalone program (`launch_project`:
-`launcher.cpp`, which includes the kernel, and its `CMakeLists.txt`). The templates are the project's own,
-rendered by a plain Jinja environment that refuses an undefined name (`render_template`, which the export's other
-files use too).
+shared `tuner_launch` library its device worker loads (whose launcher, launcher.py's, is
+templates/export/tuner_launch.cpp.j2), and the export's standalone program (`launch_project`: `launcher.cpp`,
+which includes the kernel, and its `CMakeLists.txt`). The templates are the project's own, rendered by a plain
+Jinja environment that refuses an undefined name (`render_template`, which the export's other files use too).
 """
 
 from __future__ import annotations
