@@ -280,10 +280,15 @@ class RecordingBackend(Backend):
             setattr(self, flag, value)
         self._recording = _Recording({"name": inner.name, "soc": inner.soc, "version": inner.version,
                                       "time_source": _time_source(inner.name, inner.soc),
+                                      "study_tag": getattr(inner, "study_tag", inner.version),
                                       "capabilities": capabilities(inner)},
                                      {}, _Blobs())
         self._builds: dict[Artifact, str] = {}
         self._lock = threading.Lock()
+
+    @property
+    def study_tag(self) -> str:
+        return self._recording.backend["study_tag"]
 
     def _add(self, request: dict[str, Any], answer: Any) -> None:
         with self._lock:
@@ -398,12 +403,21 @@ class ReplayBackend(Backend):
         self._recording = _Recording.read(self.path)
         recorded = self._recording.backend
         self.recorded_name, self.soc, self.version = recorded["name"], recorded["soc"], recorded["version"]
-        self.time_source = recorded["time_source"] + REPLAYED
         for flag, value in recorded["capabilities"].items():
             setattr(self, flag, value)
         self._served: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._scratch: Path | None = None  # where recorded objects are written for a check
+
+    @property
+    def time_source(self) -> str:
+        """Where the recorded times came from, and that they are replayed."""
+        return self._recording.backend["time_source"] + REPLAYED
+
+    @property
+    def study_tag(self) -> str:
+        """The recorded backend's: a replayed run's studies are named as the recorded run's were."""
+        return self._recording.backend.get("study_tag", self.version)
 
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         key = request_key(request)
