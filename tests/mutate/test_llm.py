@@ -8,6 +8,7 @@ import json
 import re
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,7 @@ from tuner.mutate.prompts import (
     strip_line_labels,
 )
 from tuner.ops import get_operator, operator_names
-from tuner.space.render import C_TYPES, render_text, tiling_struct_source
+from tuner.space.render import kernel_variables, render_text
 from tuner.space.spaces import load_space
 
 from .llm_server import Hang, Huge, Reply, ScriptedServer, Status
@@ -285,8 +286,8 @@ def test_line_labels_round_trip() -> None:
     assert strip_line_labels(number_lines(TEMPLATE)) == TEMPLATE.rstrip("\n")
 
 
-def _render(template: str, variables: dict[str, object]) -> str:
-    return render_text(template, "kernel.cpp.j2", variables)
+def _render(template: str, variables: dict[str, object], search_dir: Path | None = None) -> str:
+    return render_text(template, "kernel.cpp.j2", variables, search_dir)
 
 
 def _variables(op_name: str, variant_name: str) -> list[dict[str, object]]:
@@ -299,9 +300,9 @@ def _variables(op_name: str, variant_name: str) -> list[dict[str, object]]:
     found = []
     for index, values in enumerate(combos[::max(1, len(combos) // 8)][:8]):
         dtype = ("float16", "float32")[index % 2]
-        found.append({"kernel_name": space.kernel, "T": C_TYPES[dtype], "dtype": dtype, **op.opts,
-                      "tiling_struct": tiling_struct_source(space.tiling_struct, [n for n, _ in variant.tiling]),
-                      **dict(zip([k.name for k in knobs], values, strict=True))})
+        found.append(kernel_variables(kernel=space.kernel, dtype=dtype, struct=space.tiling_struct,
+                                      tiling_fields=[n for n, _ in variant.tiling], options=op.opts,
+                                      structural=dict(zip([k.name for k in knobs], values, strict=True))))
     return found
 
 
@@ -313,10 +314,12 @@ def test_marked_templates_render_to_the_same_lines() -> None:
             text = variant.template.read_text()
             marked = mark_template_lines(text)
             for variables in _variables(op_name, variant.name):
-                plain = _render(text, variables)
-                rendered = _render(marked, variables)
+                plain = _render(text, variables, variant.template.parent)
+                rendered = _render(marked, variables, variant.template.parent)
                 assert re.sub(r" // @tpl:\d+$", "", rendered, flags=re.MULTILINE) == plain, variant.template
-                assert rendered.count(MARKER) > plain.count("\n") // 2
+                # on a library skeleton only the template's own lines (its blocks' math) are marked, not the skeleton's
+                least = 1 if '{% extends "_lib/' in text else plain.count("\n") // 2 + 1
+                assert rendered.count(MARKER) >= least, variant.template
                 checked += 1
     assert checked > 100
 

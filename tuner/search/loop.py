@@ -643,15 +643,18 @@ class Optimizer:
                                 stop_reason=self.stop_reason, skipped=self.skipped, already_finished=finished)
 
 
-def make_optimizer(config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> Optimizer:
-    """The optimizer of `config` with the parts it names: its backend, mutators, storage and artifact store. A
-    shape the operator cannot serve, or a run this machine has not the memory for, is refused before any is made."""
+def make_optimizer(config: RunConfig, on_progress: Callable[[Progress], None] | None = None, *,
+                   backend: Backend | None = None) -> Optimizer:
+    """The optimizer of `config` with the parts it names: its backend (unless one is given, e.g. a replay of a
+    recorded run), mutators, storage and artifact store. A shape the operator cannot serve, or a run this machine
+    has not the memory for, is refused before any part is made."""
     op = config.operator
     op.check_shape(config.shape)
     check_memory(run_memory_bytes(op, config.shape, config.dtype, config.parallel),
                  f"{op.name} {shape_text(config.shape)} {config.dtype} ({INPUT_SETS} input sets with their "
                  f"references, {config.parallel} candidates at once)")
-    backend = make_backend(config.backend, config.soc, config.workers)
+    if backend is None:
+        backend = make_backend(config.backend, config.soc, config.workers)
     mutators = make_mutators(config.rewrites, config.llm_model, config.no_llm, config.llm_max_calls,
                              config.llm_timeout_s)
     storage, url = open_storage(config.storage, config.runs_dir)
@@ -659,6 +662,8 @@ def make_optimizer(config: RunConfig, on_progress: Callable[[Progress], None] | 
                      artifacts=artifact_store(config.runs_dir), mutators=mutators, on_progress=on_progress)
 
 
-def optimize(config: RunConfig, on_progress: Callable[[Progress], None] | None = None) -> report.RunSummary:
-    """Run (or resume, or top up) the tuning job `config` describes and return its summary."""
-    return make_optimizer(config, on_progress).run()
+def optimize(config: RunConfig, on_progress: Callable[[Progress], None] | None = None, *,
+             backend: Backend | None = None) -> report.RunSummary:
+    """Run (or resume, or top up) the tuning job `config` describes and return its summary; `backend`, when
+    given, is used instead of the one `config` names (and closed at the end)."""
+    return make_optimizer(config, on_progress, backend=backend).run()
