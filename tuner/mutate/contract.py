@@ -23,15 +23,16 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tuner.space.apis import names as api_names
 from tuner.space.expr import FUNCTIONS, ExpressionError, parse
 from tuner.space.spaces import SpaceError, load_yaml
 
 CODE_LANGUAGES = ("cpp", "c++")
 YAML_LANGUAGES = ("yaml", "yml")
 # names every template or expression already has: the renderer's variables, the run context's common names
-# and the expression language's functions
+# (its API availability names too) and the expression language's functions
 RESERVED_NAMES = frozenset({"kernel_name", "T", "dtype", "tiling_struct", "rows", "cols", "dtype_bytes",
-                            "vector_cores", "ub_bytes", "soc_family", *FUNCTIONS})
+                            "vector_cores", "ub_bytes", "soc_family", *FUNCTIONS, *api_names()})
 
 _OPEN = re.compile(r"^ {0,3}(`{3,})([^`]*)$")
 _CLOSE = re.compile(r"^ {0,3}(`{3,})\s*$")

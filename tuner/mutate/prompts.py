@@ -23,10 +23,11 @@ from typing import Any
 
 import yaml
 
+from tuner.data.api_support import api_support
 from tuner.data.socs import load_socs
 from tuner.mutate.base import MutationContext
 from tuner.sim.build import unsupported_apis
-from tuner.sim.codegen import api_support, cast_modes
+from tuner.sim.codegen import cast_modes
 
 MARKER = "// @tpl:"
 DIAGNOSTICS_LIMIT = 8000  # characters of compiler output / fault text sent

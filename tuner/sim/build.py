@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from tuner.data.api_support import api_support
 from tuner.data.socs import Soc
 from tuner.errors import CompileError, ToolchainError
 from tuner.paths import cache_root
@@ -221,7 +222,7 @@ def _explain(msg: str, soc: Soc | None) -> str:
         return (f"{msg} (a scalar operand must have the tensor's element type: write ({m[1]})value, as with "
                 "Ascend C's own headers)")
     m = _DTYPE_ERROR.match(msg)
-    if m and soc is not None and m[1] in codegen.api_support()["apis"] and not codegen.supported_types(
+    if m and soc is not None and m[1] in api_support()["apis"] and not codegen.supported_types(
             m[1], soc.vector_costs):
         return f"{m[1]} is not available on {m[2]} (for any element type)"
     return msg

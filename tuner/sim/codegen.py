@@ -7,12 +7,9 @@ runtime reads).
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
 from pathlib import Path
 
-import yaml
-
+from tuner.data.api_support import api_support
 from tuner.data.costs import load_copy_curve, load_overheads, load_vector_costs
 from tuner.data.socs import Soc
 
@@ -27,13 +24,6 @@ _OVERHEADS = ("head_us_base", "head_us_per_block", "scalar_cycles_per_api_call",
               "gm_align_512_factor", "l2_hit_speedup", "ub_bank_group_bytes", "ub_bank_groups",
               "scalar_block_cycles", "dcache_hit_cycles", "dcache_miss_cycles", "dcache_bytes", "dcache_line_bytes",
               "dcache_ways")
-
-
-@cache
-def api_support() -> dict:
-    """The API support table (tuner/data/api_support.yaml)."""
-    text = resources.files("tuner.data").joinpath("api_support.yaml").read_text()
-    return yaml.safe_load(text)
 
 
 def supported_types(api: str, family: str) -> list[str]:

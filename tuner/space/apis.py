@@ -12,11 +12,8 @@ from __future__ import annotations
 import ast
 import re
 from functools import cache
-from importlib import resources
-from typing import Any
 
-import yaml
-
+from tuner.data.api_support import api_support
 from tuner.space.expr import parse
 
 __all__ = ["ELEMENT_TYPES", "availability", "cited", "names"]
@@ -26,11 +23,6 @@ ELEMENT_TYPES = {"float16": "half", "bfloat16": "bfloat16_t", "float32": "float"
 FP32_CAST = "has_fp32_cast"
 
 
-@cache
-def _table() -> dict[str, Any]:
-    return yaml.safe_load(resources.files("tuner.data").joinpath("api_support.yaml").read_text())
-
-
 def _name(api: str) -> str:
     return "has_" + re.sub(r"(?<!^)(?=[A-Z])", "_", api).lower()
 
@@ -38,7 +30,7 @@ def _name(api: str) -> str:
 @cache
 def _sources() -> dict[str, str]:
     """Availability name -> the source the table gives for it."""
-    table = _table()
+    table = api_support()
     return {**{_name(api): str(entry["source"]) for api, entry in table["apis"].items()},
             FP32_CAST: str(table["cast"]["source"])}
 
@@ -51,7 +43,7 @@ def names() -> frozenset[str]:
 def availability(family: str, dtype: str) -> dict[str, bool]:
     """The availability names for a SoC's architecture family (`vector_costs` in socs.yaml: a2, 310p, 950) and a
     run's dtype (float16, bfloat16, float32)."""
-    table, element = _table(), ELEMENT_TYPES[dtype]
+    table, element = api_support(), ELEMENT_TYPES[dtype]
     names = {_name(api): element in (entry.get(family) or ()) for api, entry in table["apis"].items()}
     casts = table["cast"].get(family) or {}
     names[FP32_CAST] = element == "float" or (f"float<-{element}" in casts and f"{element}<-float" in casts)
