@@ -1,8 +1,9 @@
 """Recordings for tests that need some kernel results but not a compiler (tuner/backends/replay.py).
 
 `replayed(soc)` gives a backend that answers from the test module's recording,
-tests/data/replays/<module path>-<soc>.npz; `replay_env(soc)` gives the `--backend` and the environment of a
-`tuner` child process that does the same. Either marks its test `replay`. With TUNER_RECORD_TESTS=1 both run
+tests/data/replays/<module path>-<soc>.npz, as the simulator of `soc`; `replay_env(soc)` gives the environment
+of a `tuner` child process (run with `--backend sim`) whose simulator does the same. Either marks its test
+`replay`. With TUNER_RECORD_TESTS=1 both run
 the real simulator instead and record what it answers into that file, so every recording is made again by:
 
     rm -f tests/data/replays/*.npz && TUNER_RECORD_TESTS=1 python -m pytest -q -p no:cacheprovider -m replay
@@ -75,14 +76,13 @@ def replayed(request: pytest.FixtureRequest) -> Iterator[Callable[[str], Backend
 
 
 @pytest.fixture
-def replay_env(request: pytest.FixtureRequest) -> Callable[[str], tuple[str, dict[str, str]]]:
-    """`replay_env(soc)`: (the `--backend` to pass, the environment to run a `tuner` child with) so that it
-    answers from the module's recording (or records the simulator into it, with TUNER_RECORD_TESTS=1)."""
+def replay_env(request: pytest.FixtureRequest) -> Callable[[str], dict[str, str]]:
+    """`replay_env(soc)`: the environment of a `tuner ... --backend sim` child whose simulator answers from the
+    module's recording (or is recorded into it, with TUNER_RECORD_TESTS=1)."""
     from tuner.backends import RECORD_ENV, REPLAY_ENV
 
-    def make(soc: str = SOC) -> tuple[str, dict[str, str]]:
-        path = str(_recording(request, soc))
+    def make(soc: str = SOC) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, REPLAY_ENV)}
-        return ("sim", {**env, RECORD_ENV: path}) if RECORD_TESTS else ("replay", {**env, REPLAY_ENV: path})
+        return {**env, RECORD_ENV if RECORD_TESTS else REPLAY_ENV: str(_recording(request, soc))}
 
     return make

@@ -17,6 +17,7 @@ from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
 from tuner.backends.base import Artifact, Backend
 from tuner.backends.npu.backend import NpuBackend, TimingPolicy
 from tuner.backends.npu.detect import detect
+from tuner.backends.replay import ReplayBackend
 from tuner.errors import CompileError
 
 from .standin import enter, import_module
@@ -65,12 +66,6 @@ def built(backend: Backend) -> Artifact:
     return backend.build(SCALE, "scale")
 
 
-def _times_from(backend: Backend) -> str:
-    """The time source a backend's profiles must name: a replay's say what they replay, and that they do."""
-    recorded = getattr(backend, "recorded_name", backend.name)
-    return time_source(recorded, backend.soc)
-
-
 def test_build_gives_an_artifact_of_the_kernel(backend: Backend, built: Artifact) -> None:
     assert (built.kernel, built.backend, built.soc) == ("scale", backend.name, SOC)
     assert backend.soc == SOC and backend.version
@@ -94,8 +89,8 @@ def test_run_gives_the_outputs(backend: Backend, built: Artifact) -> None:
 def test_profile_gives_a_time_its_source_the_pipes_and_the_outputs(backend: Backend, built: Artifact) -> None:
     profile = backend.profile(built, scale_args(), BLOCKS)
     assert profile.time_us > 0 and math.isfinite(profile.time_us)
-    assert profile.source.startswith(_times_from(backend))
-    assert profile.source.endswith("(replayed)") == (backend.name == "replay")
+    assert profile.source.startswith(time_source(backend.name, backend.soc))  # a replay's: the recorded one's
+    assert profile.source.endswith("(replayed)") == isinstance(backend, ReplayBackend)
     assert set(profile.pipe_ratios) == PIPES and all(0 <= r <= 1 for r in profile.pipe_ratios.values())
     assert profile.pipe_ratios["mte2"] > 0 and profile.pipe_ratios["vec"] > 0
     assert profile.gm_to_ub_bytes == X.nbytes == profile.ub_to_gm_bytes

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tuner.backends import RECORD_ENV, REPLAY_ENV, SimBackend, choose_backend, make_backend
+from tuner.backends import RECORD_ENV, REPLAY_ENV, Choice, SimBackend, choose_backend, make_backend
 from tuner.backends.args import GmBytes
 from tuner.backends.replay import RecordingBackend, ReplayBackend, ReplayMiss
 from tuner.errors import CompileError, UsageError
@@ -29,7 +29,7 @@ def contract() -> ReplayBackend:
 
 
 def test_a_replay_is_the_recorded_backend_and_says_its_times_are_replayed(contract: ReplayBackend) -> None:
-    assert (contract.name, contract.recorded_name, contract.soc) == ("replay", "sim", SOC)
+    assert (contract.name, contract.soc) == ("sim", SOC)
     assert contract.version.startswith("sim-")
     assert contract.time_source == f"simulated, {SOC} model (replayed)"
     assert contract.screens_objects and contract.sandboxes_untrusted  # the simulator's, as recorded
@@ -120,10 +120,16 @@ def test_make_and_choose_replay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     with pytest.raises(UsageError, match=f"set {REPLAY_ENV}=PATH"):
         make_backend("replay", SOC)
     assert make_backend("replay", SOC, recording=recording).soc == SOC
-    monkeypatch.setenv(REPLAY_ENV, str(recording))
-    assert choose_backend("replay", None).soc == SOC
+    monkeypatch.setenv(REPLAY_ENV, str(recording))  # every backend made answers from it, as the recorded one
+    for asked in ("replay", "auto", "sim"):
+        assert choose_backend(asked, None) == Choice("sim", SOC, f"replayed from the recording {recording}")
+    replay = make_backend("sim", SOC)
+    assert isinstance(replay, ReplayBackend) and replay.name == "sim"
+    with pytest.raises(UsageError, match="is of the sim backend, not npu"):
+        make_backend("npu", SOC)
     with pytest.raises(UsageError, match=f"is of {SOC}, not Ascend310P3"):
-        choose_backend("replay", "Ascend310P3")
+        choose_backend("sim", "Ascend310P3")
+    monkeypatch.delenv(REPLAY_ENV)
     (tmp_path / "bad.npz").write_bytes(b"not a recording")
     with pytest.raises(UsageError, match="cannot read the recording .*bad.npz"):
         make_backend("replay", SOC, recording=tmp_path / "bad.npz")
@@ -131,7 +137,7 @@ def test_make_and_choose_replay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     recorder = make_backend("sim", SOC)
     assert isinstance(recorder, RecordingBackend) and recorder.name == "sim"
     recorder.close()
-    assert ReplayBackend(tmp_path / "new.npz").recorded_name == "sim"
+    assert ReplayBackend(tmp_path / "new.npz").name == "sim"
 
 
 def test_answers_that_differ_are_replayed_in_their_order(tmp_path: Path) -> None:
@@ -145,6 +151,6 @@ def test_answers_that_differ_are_replayed_in_their_order(tmp_path: Path) -> None
         recorder.save()
     assert len(set(times)) == 3
     replay = ReplayBackend(path)
-    assert (replay.recorded_name, replay.time_source) == ("npu", f"measured on {SOC} (replayed)")
+    assert (replay.name, replay.time_source) == ("npu", f"measured on {SOC} (replayed)")
     artifact = replay.build(SCALE, "scale")
     assert [replay.time(artifact, scale_args(), BLOCKS) for _ in range(4)] == [*times, times[0]]

@@ -13,7 +13,8 @@ from tuner.errors import UsageError
 __all__ = ["Artifact", "Backend", "Choice", "Profile", "RunResult", "SimBackend", "TorchTiming", "choose_backend",
            "make_backend", "time_source"]
 BACKENDS = ("sim", "npu", "replay")
-# Environment: a recording to replay (`--backend replay`), and a file to record any backend's run into.
+# Environment: a recording every backend made answers from (tuner/backends/replay.py), and a file that records
+# what every backend made answers.
 REPLAY_ENV, RECORD_ENV = "TUNER_REPLAY", "TUNER_RECORD"
 DEFAULT_SOC = "Ascend910B2"
 
@@ -28,16 +29,17 @@ class Choice:
 
 
 def choose_backend(requested: str, soc: str | None) -> Choice:
-    """`auto` takes the NPU when everything it needs is here, else the simulator; `sim`, `npu` and `replay` are
-    taken as asked. On the NPU the SoC is the device's, and a different `soc` is an error; the simulator models
-    `soc` (default Ascend910B2); a replay's SoC is its recording's ($TUNER_REPLAY)."""
+    """`auto` takes the NPU when everything it needs is here, else the simulator; `sim` and `npu` are taken as
+    asked. On the NPU the SoC is the device's, and a different `soc` is an error; the simulator models `soc`
+    (default Ascend910B2). With $TUNER_REPLAY naming a recording (or `replay` asked), the choice is the
+    recorded backend and SoC, answered from the recording."""
     if requested not in (*BACKENDS, "auto"):
         raise UsageError(f"unknown backend '{requested}' (known: auto, {', '.join(BACKENDS)})")
+    if requested == "replay" or os.environ.get(REPLAY_ENV):
+        replay = _replay(requested, soc)
+        return Choice(replay.name, replay.soc, f"replayed from the recording {replay.path}")
     if requested == "sim":
         return Choice("sim", soc or DEFAULT_SOC, "--backend sim")
-    if requested == "replay":
-        replay = _replay(soc)
-        return Choice("replay", replay.soc, f"answers from the recording {replay.path}")
     from tuner.backends.npu.backend import device_soc, npu_unavailable
     from tuner.backends.npu.detect import detect
 
@@ -50,7 +52,9 @@ def choose_backend(requested: str, soc: str | None) -> Choice:
     return Choice("npu", soc, f"{found.device_count} × {soc} with CANN {found.cann_version}")
 
 
-def _replay(soc: str | None, recording: Path | None = None) -> Backend:
+def _replay(requested: str, soc: str | None, recording: Path | None = None) -> Backend:
+    """The replay of `recording` (default $TUNER_REPLAY), which must be of the backend `requested` (any for
+    `replay` and `auto`) and of `soc` when given."""
     from tuner.backends.replay import ReplayBackend
 
     path = recording or os.environ.get(REPLAY_ENV)
@@ -58,30 +62,33 @@ def _replay(soc: str | None, recording: Path | None = None) -> Backend:
         raise UsageError(f"--backend replay answers from a recording: set {REPLAY_ENV}=PATH "
                          "(tuner/backends/replay.py says how one is made)")
     replay = ReplayBackend(Path(path))
+    if requested not in ("replay", "auto", replay.name):
+        raise UsageError(f"the recording {path} is of the {replay.name} backend, not {requested}")
     if soc is not None and soc != replay.soc:
         raise UsageError(f"the recording {path} is of {replay.soc}, not {soc}")
     return replay
 
 
 def make_backend(name: str, soc: str, workers: int = 1, *, recording: Path | None = None) -> Backend:
-    """The backend called `name` for `soc`; UsageError when it is unknown or unavailable here. `replay` answers
-    from `recording` (default $TUNER_REPLAY); with $TUNER_RECORD set, what the backend answers is recorded into
-    that file (written when the backend is closed)."""
+    """The backend called `name` for `soc`; UsageError when it is unknown or unavailable here. `replay`, or any
+    name while $TUNER_REPLAY names a recording, answers from `recording` (default $TUNER_REPLAY) as the recorded
+    backend; with $TUNER_RECORD set, what the backend answers is recorded into that file (written when the
+    backend is closed)."""
+    if name not in BACKENDS:
+        raise UsageError(f"unknown backend '{name}' (known: {', '.join(BACKENDS)})")
     if workers != 1 and name != "npu":
         raise UsageError("--workers is for --backend npu (one worker per NPU); on the simulator use --jobs")
+    if name == "replay" or recording is not None or os.environ.get(REPLAY_ENV):
+        return _replay(name, soc, recording)
     backend: Backend
     if name == "sim":
         backend = SimBackend(soc)
-    elif name == "npu":
+    else:
         from tuner.backends.npu.backend import NpuBackend
 
         backend = NpuBackend(soc, workers=workers)
-    elif name == "replay":
-        backend = _replay(soc, recording)
-    else:
-        raise UsageError(f"unknown backend '{name}' (known: {', '.join(BACKENDS)})")
     record = os.environ.get(RECORD_ENV)
-    if record and name != "replay":
+    if record:
         from tuner.backends.replay import RecordingBackend
 
         return RecordingBackend(backend, Path(record))
@@ -89,8 +96,5 @@ def make_backend(name: str, soc: str, workers: int = 1, *, recording: Path | Non
 
 
 def time_source(backend: str, soc: str) -> str:
-    """Where a backend's times come from, as every printed number says it: a model, a measurement, or a
-    recording of either (whose own times say which)."""
-    if backend == "replay":
-        return f"replayed from a recording made on {soc}"
+    """Where a backend's times come from, as every printed number says it: a model or a measurement."""
     return f"simulated, {soc} model" if backend == "sim" else f"measured on {soc}"

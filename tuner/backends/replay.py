@@ -32,6 +32,7 @@ tests/conftest.py) are all made again by one command:
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import io
 import json
@@ -270,8 +271,9 @@ class _Recording:
 
 
 class RecordingBackend(Backend):
-    """Passes every request to `inner` unchanged and records the request and its answer; `close` (or `save`)
-    writes the recording to `path`, merged into the one there when it recorded the same backend."""
+    """Passes every request to `inner` unchanged and records the request and its answer; `close` (or `save`, or
+    the process's exit, for a backend nobody closes) writes the recording to `path`, merged into the one there
+    when it recorded the same backend."""
 
     def __init__(self, inner: Backend, path: Path) -> None:
         self.inner, self.path = inner, Path(path)
@@ -285,6 +287,7 @@ class RecordingBackend(Backend):
                                      {}, _Blobs())
         self._builds: dict[Artifact, str] = {}
         self._lock = threading.Lock()
+        atexit.register(self.save)
 
     @property
     def study_tag(self) -> str:
@@ -380,6 +383,7 @@ class RecordingBackend(Backend):
             recording.write(self.path)
 
     def close(self) -> None:
+        atexit.unregister(self.save)
         try:
             self.save()
         finally:
@@ -393,16 +397,15 @@ def _time_source(backend: str, soc: str) -> str:
 
 
 class ReplayBackend(Backend):
-    """Answers every request from the recording at `recording`; its soc, version and capabilities are the
-    recorded backend's, its name is `replay`, and every time it gives says it is replayed."""
-
-    name = "replay"
+    """Answers every request from the recording at `recording`. Its name, soc, version, study tag and
+    capabilities are the recorded backend's, so a replayed run is named and fingerprinted as the recorded run
+    was and asks the same requests; every time it gives says that it is replayed."""
 
     def __init__(self, recording: Path) -> None:
         self.path = Path(recording)
         self._recording = _Recording.read(self.path)
         recorded = self._recording.backend
-        self.recorded_name, self.soc, self.version = recorded["name"], recorded["soc"], recorded["version"]
+        self.name, self.soc, self.version = recorded["name"], recorded["soc"], recorded["version"]
         for flag, value in recorded["capabilities"].items():
             setattr(self, flag, value)
         self._served: Counter[str] = Counter()
