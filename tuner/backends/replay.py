@@ -2,9 +2,13 @@
 
 As Kernel Tuner's simulation mode answers from its cache file instead of compiling, `ReplayBackend` answers
 `build`, `run`, `profile`, `time`, `msprof` and `time_torch` with what a real backend gave for the same request,
-so tests of the loop, the CLI, storage, leases and rewrites need neither g++ nor the simulator. A request the
+so tests of the loop, the CLI, storage, leases and rewrites need neither g++ nor the simulator. A replay is the
+recorded backend (its name, SoC, version, study tag and capabilities), so a replayed run is named, fingerprinted
+and seeded as the recorded run was and asks the same requests; only its times say "(replayed)". A request the
 recording does not hold raises `ReplayMiss`, which names the request and what the recording holds for the same
-build: a test never gets an answer that was not recorded.
+build: a test never gets an answer that was not recorded. `make_backend("replay", soc, recording=PATH)` makes
+one; with $TUNER_REPLAY naming a recording, every backend `make_backend` makes is its replay (so a `tuner`
+child process replays unchanged).
 
 A recording is one compressed `.npz`: the array `index` holds a UTF-8 JSON document (the recorded backend's name,
 SoC, version, time source and yes/no capabilities; per request key, what the request was and its distinct
@@ -112,22 +116,22 @@ def _arg_key(arg: KernelArg) -> str:
     return f"{arg.type} {arg.value!r}"
 
 
-def build_request(source_text: str, kernel: str, defines: tuple[str, ...], untrusted: bool,
+def _build_request(source_text: str, kernel: str, defines: tuple[str, ...], untrusted: bool,
                   checked: bool) -> dict[str, Any]:
     return {"call": "build", "kernel": kernel, "source": _sha(source_text.encode())[:16], "defines": list(defines),
             "untrusted": untrusted, "checked": checked}
 
 
-def launch_request(call: str, build: str, block_dim: int, args: list[KernelArg]) -> dict[str, Any]:
+def _launch_request(call: str, build: str, block_dim: int, args: list[KernelArg]) -> dict[str, Any]:
     return {"call": call, "build": build, "block_dim": block_dim, "args": [_arg_key(a) for a in args]}
 
 
-def torch_request(op: Operator, input_sets: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+def _torch_request(op: Operator, input_sets: list[dict[str, np.ndarray]]) -> dict[str, Any]:
     return {"call": "time_torch", "op": op.name, "options": op.changed_options(),
             "inputs": [{name: _array_key(a) for name, a in sorted(s.items())} for s in input_sets]}
 
 
-def request_key(request: dict[str, Any]) -> str:
+def _request_key(request: dict[str, Any]) -> str:
     return _sha(json.dumps(request, sort_keys=True).encode())[:20]
 
 
@@ -258,7 +262,7 @@ class _Recording:
 
     def add(self, request: dict[str, Any], answer: Any) -> None:
         """Keep `answer` unless the request already has it (compared as JSON: a NaN time equals itself)."""
-        entry = self.calls.setdefault(request_key(request), {"request": request, "answers": []})
+        entry = self.calls.setdefault(_request_key(request), {"request": request, "answers": []})
         text = json.dumps(answer, sort_keys=True)
         if all(json.dumps(a, sort_keys=True) != text for a in entry["answers"]):
             entry["answers"].append(answer)
@@ -307,7 +311,7 @@ class RecordingBackend(Backend):
     def build(self, source: Path, kernel: str, defines: tuple[str, ...] = (), *,
               check_object: Callable[[Path], None] | None = None, **options: Any) -> Artifact:
         """As the inner backend builds; the object a check was asked of is kept, so the replay checks it too."""
-        request = build_request(Path(source).read_text(errors="replace"), kernel, tuple(defines),
+        request = _build_request(Path(source).read_text(errors="replace"), kernel, tuple(defines),
                                 bool(options.get("untrusted", False)), check_object is not None)
         objects: list[str] = []
 
@@ -327,7 +331,7 @@ class RecordingBackend(Backend):
             elif objects:  # the object check refused it: the replay runs the same check on the same object
                 self._add(request, {"refused": True, "object": objects[0]})
             raise
-        key = request_key(request)
+        key = _request_key(request)
         self._add(request, {"cached": artifact.cached, "untrusted": artifact.untrusted,
                             "object": objects[0] if objects else None})
         with self._lock:
@@ -347,27 +351,27 @@ class RecordingBackend(Backend):
         return answer
 
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
-        request = launch_request("run", self._build_of(artifact), block_dim, args)
+        request = _launch_request("run", self._build_of(artifact), block_dim, args)
         return self._call(request, lambda: self.inner.run(artifact, args, block_dim),
                           lambda run: {"run": _run(run, self._recording.blobs)})
 
     def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
         call = "profile+trace" if trace is not None else "profile"
-        request = launch_request(call, self._build_of(artifact), block_dim, args)
+        request = _launch_request(call, self._build_of(artifact), block_dim, args)
         return self._call(request, lambda: self.inner.profile(artifact, args, block_dim, trace),
                           lambda profile: {"profile": _profile(profile, self._recording.blobs, trace)})
 
     def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:
-        request = launch_request("time", self._build_of(artifact), block_dim, args)
+        request = _launch_request("time", self._build_of(artifact), block_dim, args)
         return self._call(request, lambda: self.inner.time(artifact, args, block_dim), lambda t: {"time_us": t})
 
     def msprof(self, artifact: Artifact, args: list[KernelArg], block_dim: int, output: Path) -> dict:
-        request = launch_request("msprof", self._build_of(artifact), block_dim, args)
+        request = _launch_request("msprof", self._build_of(artifact), block_dim, args)
         return self._call(request, lambda: self.inner.msprof(artifact, args, block_dim, output),
                           lambda report: {"msprof": report})
 
     def time_torch(self, op: Operator, input_sets: list[dict[str, np.ndarray]]) -> TorchTiming | None:
-        return self._call(torch_request(op, input_sets), lambda: self.inner.time_torch(op, input_sets),
+        return self._call(_torch_request(op, input_sets), lambda: self.inner.time_torch(op, input_sets),
                           lambda timing: {"torch": _torch(timing, self._recording.blobs)})
 
     def save(self) -> None:
@@ -423,7 +427,7 @@ class ReplayBackend(Backend):
         return self._recording.backend.get("study_tag", self.version)
 
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        key = request_key(request)
+        key = _request_key(request)
         entry = self._recording.calls.get(key)
         if entry is None:
             raise ReplayMiss(self._missing(request))
@@ -450,7 +454,7 @@ class ReplayBackend(Backend):
 
     def build(self, source: Path, kernel: str, defines: tuple[str, ...] = (), *,
               check_object: Callable[[Path], None] | None = None, untrusted: bool = False) -> Artifact:
-        request = build_request(Path(source).read_text(errors="replace"), kernel, tuple(defines), untrusted,
+        request = _build_request(Path(source).read_text(errors="replace"), kernel, tuple(defines), untrusted,
                                 check_object is not None)
         answer = self._answer(request)
         if check_object is not None:
@@ -463,7 +467,7 @@ class ReplayBackend(Backend):
                 raise ReplayMiss(f"the recording {self.path} holds a {_describe(request)} whose object the check "
                                  "refused, but the check passes it now — record it again")
         return ReplayArtifact(self.path, kernel, self.name, self.soc, cached=answer["cached"],
-                              untrusted=answer["untrusted"], key=request_key(request))
+                              untrusted=answer["untrusted"], key=_request_key(request))
 
     def _build_of(self, artifact: Artifact) -> str:
         if not isinstance(artifact, ReplayArtifact):
@@ -471,24 +475,24 @@ class ReplayBackend(Backend):
         return artifact.key
 
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
-        answer = self._answer(launch_request("run", self._build_of(artifact), block_dim, args))
+        answer = self._answer(_launch_request("run", self._build_of(artifact), block_dim, args))
         return _run_back(answer["run"], self._recording.blobs)
 
     def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
         call = "profile+trace" if trace is not None else "profile"
-        answer = self._answer(launch_request(call, self._build_of(artifact), block_dim, args))
+        answer = self._answer(_launch_request(call, self._build_of(artifact), block_dim, args))
         return _profile_back(answer["profile"], self._recording.blobs, trace)
 
     def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:
-        return float(self._answer(launch_request("time", self._build_of(artifact), block_dim, args))["time_us"])
+        return float(self._answer(_launch_request("time", self._build_of(artifact), block_dim, args))["time_us"])
 
     def msprof(self, artifact: Artifact, args: list[KernelArg], block_dim: int, output: Path) -> dict:
-        answer = self._answer(launch_request("msprof", self._build_of(artifact), block_dim, args))
+        answer = self._answer(_launch_request("msprof", self._build_of(artifact), block_dim, args))
         output.mkdir(parents=True, exist_ok=True)
         return answer["msprof"]
 
     def time_torch(self, op: Operator, input_sets: list[dict[str, np.ndarray]]) -> TorchTiming | None:
-        return _torch_back(self._answer(torch_request(op, input_sets))["torch"], self._recording.blobs)
+        return _torch_back(self._answer(_torch_request(op, input_sets))["torch"], self._recording.blobs)
 
     def close(self) -> None:
         if self._scratch is not None:
