@@ -138,20 +138,8 @@ class ExportBundle:
         if not 1 <= int(self.block_dim) <= 65535:
             raise ExportError(f"block_dim {self.block_dim} is outside [1, 65535]")
         _check_arguments(self.arguments)
-        if self.tiling_arg and not self.tiling_bytes:
+        if not self.tiling_bytes and any(a.kind == "tiling" for a in self.arguments):
             raise ExportError("the kernel takes a tiling buffer but the tiling struct has no fields")
-
-    @property
-    def inputs(self) -> list[LaunchArg]:
-        return [a for a in self.arguments if a.kind == "in"]
-
-    @property
-    def outputs(self) -> list[LaunchArg]:
-        return [a for a in self.arguments if a.kind == "out"]
-
-    @property
-    def tiling_arg(self) -> bool:
-        return any(a.kind == "tiling" for a in self.arguments)
 
     @property
     def tiling_bytes(self) -> bytes:

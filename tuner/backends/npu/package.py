@@ -84,8 +84,6 @@ def launch_project(*, kernel: str, block_dim: int, soc: str, arguments: tuple[La
     from DIR/input/<tensor>.bin, launches `kernel` on `block_dim` blocks with the tiling compiled in (ACL and
     `<<<>>>` on the NPU, tikicpulib's ICPU_RUN_KF under ASCENDC_CPU_DEBUG) and writes each output to
     DIR/output/<tensor>.bin; and the `CMakeLists.txt` that builds it."""
-    launcher = render_template(
-        "launcher.cpp.j2", kernel=kernel, kernel_file=KERNEL_FILE, block_dim=block_dim, arguments=arguments,
-        inputs=[a for a in arguments if a.kind == "in"], outputs=[a for a in arguments if a.kind == "out"],
-        tiling_arg=any(a.kind == "tiling" for a in arguments), tiling=tiling, tiling_struct=tiling_struct)
+    launcher = render_template("launcher.cpp.j2", kernel=kernel, kernel_file=KERNEL_FILE, block_dim=block_dim,
+                               arguments=arguments, tiling=tiling, tiling_struct=tiling_struct)
     return {LAUNCHER_FILE: launcher, "CMakeLists.txt": cmake_lists(soc, worker=False)}
