@@ -12,9 +12,11 @@ import pytest
 
 from tuner.backends import RECORD_ENV, REPLAY_ENV, Choice, SimBackend, choose_backend, make_backend
 from tuner.backends.args import GmBytes
-from tuner.backends.replay import RecordingBackend, ReplayBackend, ReplayMiss
+from tuner.backends.replay import RecordingBackend, ReplayBackend, ReplayMiss, capabilities
 from tuner.errors import CompileError, UsageError
 from tuner.mutate.screen import ScreenError, check_symbols
+from tuner.ops import get_operator
+from tuner.ops.base import to_numpy
 
 from .test_contract import BLOCKS, BROKEN, SCALE, SOC, npu_backend, scale_args
 
@@ -140,17 +142,30 @@ def test_make_and_choose_replay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     assert ReplayBackend(tmp_path / "new.npz").name == "sim"
 
 
-def test_answers_that_differ_are_replayed_in_their_order(tmp_path: Path) -> None:
+def test_a_device_run_replays_its_times_in_order_and_torchs_timing(tmp_path: Path) -> None:
     """A device's times differ launch by launch (the stand-in NPU's are wall-clock times of the simulator): the
-    replay gives them in the order they were measured, then round robin."""
+    replay gives them in the order they were measured, then round robin; torch's own op timed on the device
+    comes back with its outputs."""
+    op = get_operator("add")
+    input_sets = [{k: to_numpy(v) for k, v in op.make_inputs((8, 64), "float16", i).items()} for i in range(2)]
     path = tmp_path / "npu.npz"
     with npu_backend(tmp_path / "machine") as npu:
         recorder = RecordingBackend(npu, path)
         artifact = recorder.build(SCALE, "scale")
         times = [recorder.time(artifact, scale_args(), BLOCKS) for _ in range(3)]
+        torch_timing = recorder.time_torch(op, input_sets)
         recorder.save()
-    assert len(set(times)) == 3
+        declared = capabilities(npu)
+    assert len(set(times)) == 3 and torch_timing is not None
     replay = ReplayBackend(path)
     assert (replay.name, replay.time_source) == ("npu", f"measured on {SOC} (replayed)")
+    assert declared["screens_objects"] and all(getattr(replay, k) == v for k, v in declared.items())
     artifact = replay.build(SCALE, "scale")
     assert [replay.time(artifact, scale_args(), BLOCKS) for _ in range(4)] == [*times, times[0]]
+    replayed = replay.time_torch(op, input_sets)
+    assert replayed is not None and replayed.source == f"measured on {SOC} (replayed)"
+    assert (replayed.median_us, replayed.launches) == (torch_timing.median_us, torch_timing.launches)
+    for got, want in zip(replayed.outputs, torch_timing.outputs, strict=True):
+        assert got.keys() == want.keys() and all(np.array_equal(got[k], want[k]) for k in got)
+    with pytest.raises(ReplayMiss, match="holds no torch timing of add .* for the same operator it holds"):
+        replay.time_torch(op, input_sets[:1])
