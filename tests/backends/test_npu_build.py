@@ -4,14 +4,16 @@ that log their argv and write the artefact a real build would (or fail like a co
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tuner.backends.npu.build import NpuBuilder, NpuToolchain, build_commands
 from tuner.backends.npu.detect import detect
-from tuner.backends.npu.package import npu_arch
+from tuner.backends.npu.package import cmake_lists, npu_arch
 from tuner.data.socs import get_soc
 from tuner.errors import CompileError
 
@@ -189,3 +191,14 @@ def test_parallel_builds_of_one_key_compile_once(env):
         results = list(pool.map(lambda _: NpuBuilder(tc, "Ascend910B2").build(src, KERNEL), range(4)))
     assert len(set(results)) == 1
     assert len(_calls(log)) == 1
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
+def test_the_cann8_project_parses_up_to_the_missing_toolkit(tmp_path):
+    """The real cmake on the project package.py writes for the backend's CANN 8 build: with no toolkit it stops at
+    the toolkit's ascendc_kernel_cmake, which shows the file parses and asks for it."""
+    (tmp_path / "CMakeLists.txt").write_text(cmake_lists("Ascend910B2", worker=True))
+    p = subprocess.run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "build")], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, ASCEND_HOME_PATH=str(tmp_path / "no-cann")))
+    assert p.returncode != 0
+    assert "no ascendc_kernel_cmake under" in " ".join(p.stderr.split()), p.stderr
