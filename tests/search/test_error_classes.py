@@ -1,4 +1,5 @@
-"""Every way a candidate fails is a PRUNED trial with its error class, and none of them can become best."""
+"""Every way a candidate fails is a PRUNED trial with its error class, and none of them can become best (the
+kernels' builds and launches answered from a recording of the simulator: `replayed`, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -85,10 +86,10 @@ def _project(tmp_path: Path, template: str = TEMPLATE) -> Path:
     return root
 
 
-def test_each_failure_is_pruned_with_its_class(tmp_path):
+def test_each_failure_is_pruned_with_its_class(tmp_path, replayed):
     config = RunConfig(op="softmax", shape=(4, 64), budget=20, sampler="brute", runs_dir=tmp_path / "runs",
-                       project=_project(tmp_path))
-    summary = optimize(config)
+                       project=_project(tmp_path), jobs=1)
+    summary = optimize(config, backend=replayed())
     assert summary.best is None and summary.baseline is None
     assert summary.stop_reason == "every feasible point of every variant has been tried"
     storage, _ = open_storage(None, config.runs_dir)
