@@ -312,7 +312,7 @@ def npy(tmp_path_factory) -> Path:
 
 def test_cli_exit_0_on_a_clean_kernel(npy):
     p = tuner("simulate", str(MEMORY), "--kernel", "mem_fault", "--block-dim", "1", "--define", "BUG=0",
-                  "--arg", "in=x1024.npy", "--arg", "out=z.npy:float32:1024", "--arg", "u32=1024", cwd=npy)
+              "--arg", "in=x1024.npy", "--arg", "out=z.npy:float32:1024", "--arg", "u32=1024", cwd=npy)
     assert p.exit_code == 0, p.stderr
     assert "mem_fault: 1 block(s) on Ascend910B1: ok" in p.stdout
     np.testing.assert_array_equal(np.load(npy / "z.npy"), X_MEM + 1)
