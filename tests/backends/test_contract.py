@@ -18,9 +18,11 @@ from tuner.backends.base import Artifact, Backend
 from tuner.backends.npu.backend import NpuBackend, TimingPolicy
 from tuner.backends.npu.detect import detect
 from tuner.backends.replay import ReplayBackend
-from tuner.errors import CompileError
+from tuner.errors import CompileError, UsageError
 
 from .standin import enter, import_module
+from .standin_msprof import install_msprof
+from .test_npu_msprof import CURRENT
 
 SOC = "Ascend910B2"
 SCALE = Path(__file__).parent / "kernels" / "scale.cpp"
@@ -37,9 +39,10 @@ def scale_args(overrun: bool = False) -> list[KernelArg]:
 
 @contextmanager
 def npu_backend(root: Path) -> Iterator[NpuBackend]:
-    """The NPU backend on a stand-in machine laid out under `root`, this process on it while the block runs."""
+    """The NPU backend on a stand-in machine laid out under `root` (with msprof), this process on it while the
+    block runs."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        enter(root, monkeypatch)
+        install_msprof(enter(root, monkeypatch).bin, CURRENT)
         found = detect(import_module=import_module)
         assert found.npu_ready, found.to_json()
         npu = NpuBackend(SOC, detection=found, timing=TimingPolicy(min_launches=3, min_total_ms=1.0, flush=False),
@@ -113,3 +116,13 @@ def test_time_is_a_fresh_time_of_a_checked_kernel(backend: Backend, built: Artif
     if backend.name != "npu":  # a model's time is the same each launch; a device's varies
         assert first == backend.profile(built, scale_args(), BLOCKS).time_us
 
+
+
+def test_msprof_profiles_a_launch_on_a_device_only(backend: Backend, built: Artifact, tmp_path: Path) -> None:
+    if backend.name != "npu":
+        with pytest.raises(UsageError, match="msprof profiles kernels on an NPU; the sim backend has none"):
+            backend.msprof(built, scale_args(), BLOCKS, tmp_path / "msprof")
+        return
+    report = backend.msprof(built, scale_args(), BLOCKS, tmp_path / "msprof")
+    assert report["pipe_ratios"]["mte2"] == pytest.approx(0.9)  # the stand-in msprof's PipeUtilization.csv
+    assert report["source"].startswith("msprof op")
