@@ -19,6 +19,8 @@ from tuner.backends.npu.backend import NpuBackend, TimingPolicy
 from tuner.backends.npu.detect import detect
 from tuner.backends.replay import ReplayBackend
 from tuner.errors import CompileError, UsageError
+from tuner.ops import get_operator
+from tuner.ops.base import to_numpy
 
 from .standin import enter, import_module
 from .standin_msprof import install_msprof
@@ -126,3 +128,14 @@ def test_msprof_profiles_a_launch_on_a_device_only(backend: Backend, built: Arti
     report = backend.msprof(built, scale_args(), BLOCKS, tmp_path / "msprof")
     assert report["pipe_ratios"]["mte2"] == pytest.approx(0.9)  # the stand-in msprof's PipeUtilization.csv
     assert report["source"].startswith("msprof op")
+
+
+def test_torch_is_timed_on_a_device_only(backend: Backend) -> None:
+    op = get_operator("add")
+    inputs = {name: to_numpy(t) for name, t in op.make_inputs((8, 64), "float16", 0).items()}
+    timing = backend.time_torch(op, [inputs])
+    if backend.name != "npu":
+        assert timing is None  # the simulator runs Ascend C only
+        return
+    assert timing is not None and timing.source == f"measured on {SOC}" and timing.median_us > 0
+    np.testing.assert_array_equal(timing.outputs[0]["z"], inputs["x"] + inputs["y"])
