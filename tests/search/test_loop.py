@@ -1,4 +1,9 @@
-"""The optimize loop end to end on the real softmax templates, at shapes small enough to run in seconds."""
+"""The optimize loop on softmax, at shapes small enough to run in seconds. The loop's tests search a frozen copy of
+the softmax space and templates (tests/search/data/softmax/, as they were before the kernel library), so that a
+refactoring of the packaged templates changes none of their kernels; those of its own rules (budget, dedupe,
+resume, samplers, stops) answer from a recording of the simulator (`replayed`, tests/conftest.py), one candidate
+at a time so that a run asks what was recorded; the compile cache, the parallel workers and the packaged kernels
+at odd shapes run the simulator."""
 
 from __future__ import annotations
 
@@ -13,14 +18,17 @@ from optuna.trial import TrialState
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.loop import RunConfig, optimize
 from tuner.search.storage import open_storage, run_studies
+from tuner.space.spaces import PROJECT_ROOT
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
+LOOP_PROJECT = Path(__file__).parent / "data" / "softmax"
 JSON_KEYS = {"run", "storage", "studies", "op", "shape", "dtype", "soc", "backend", "trials", "baseline_us", "best_us",
              "speedup", "roofline_us", "roofline_pct", "best_study", "best_variant", "best_params", "best_dir"}
 
 
 def _config(tmp_path: Path, **overrides) -> RunConfig:
-    values = {"op": "softmax", "shape": (16, 200), "budget": 14, "runs_dir": tmp_path / "runs", "seed": 1}
+    values = {"op": "softmax", "shape": (16, 200), "budget": 14, "runs_dir": tmp_path / "runs", "seed": 1, "jobs": 1,
+              "project": LOOP_PROJECT}
     values.update(overrides)
     return RunConfig(**values)
 
@@ -37,11 +45,11 @@ def _measured(trials: dict[str, list]) -> int:
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory):
+def finished(tmp_path_factory, replayed):
     """One run of 14 candidates over both variants, shared by the tests that only read it."""
     tmp = tmp_path_factory.mktemp("loop")
     config = _config(tmp)
-    return config, optimize(config)
+    return config, optimize(config, backend=replayed())
 
 
 def test_run_covers_both_variants_and_beats_or_matches_its_baseline(finished):
@@ -53,7 +61,7 @@ def test_run_covers_both_variants_and_beats_or_matches_its_baseline(finished):
     assert summary.baseline is not None and summary.baseline.attrs["role"] == "baseline"
     assert summary.best is not None and summary.best_us <= summary.baseline_us
     assert summary.best.attrs["verified_sets"] == INPUT_SETS
-    assert summary.time_source == "simulated, Ascend910B2 model"
+    assert summary.time_source.startswith("simulated, Ascend910B2 model")  # "(replayed)" after it here
 
 
 def test_budget_counts_measured_candidates_only(finished):
@@ -112,35 +120,35 @@ def test_winner_is_exported_with_its_kernel_description(finished):
     assert (best / "kernel.cpp").read_text().count("softmax_custom") >= 1
 
 
-def test_rerun_is_a_no_op_and_a_larger_budget_tops_up(finished, tmp_path):
+def test_rerun_is_a_no_op_and_a_larger_budget_tops_up(finished, tmp_path, replayed):
     config, summary = finished
-    again = optimize(config)
+    again = optimize(config, backend=replayed())
     assert again.already_finished and again.trials == config.budget
     assert _measured(_trials(config)) == config.budget
-    more = optimize(_config(config.runs_dir.parent, budget=config.budget + 6))
+    more = optimize(_config(config.runs_dir.parent, budget=config.budget + 6), backend=replayed())
     assert more.trials == config.budget + 6 == _measured(_trials(config))
     assert more.best_us <= summary.best_us
 
 
-def test_resumed_study_does_not_replay_its_first_trials(tmp_path):
+def test_resumed_study_does_not_replay_its_first_trials(tmp_path, replayed):
     config = _config(tmp_path, budget=8, sampler="random")
-    optimize(config)
-    optimize(_config(tmp_path, budget=16, sampler="random"))
+    optimize(config, backend=replayed())
+    optimize(_config(tmp_path, budget=16, sampler="random"), backend=replayed())
     for ts in _trials(config).values():
         asked = [t for t in ts if "role" not in t.user_attrs]
         first, resumed = asked[:4], [t for t in asked if t.number >= len(asked) // 2][:4]
         assert [t.params for t in first] != [t.params for t in resumed]
 
 
-def test_duplicates_are_free_and_copy_their_twin(tmp_path):
+def test_duplicates_are_free_and_copy_their_twin(tmp_path, replayed):
     config = _config(tmp_path, budget=4)
-    optimize(config)
+    optimize(config, backend=replayed())
     storage, _ = open_storage(None, config.runs_dir)
     info = run_studies(storage, config.run_name)[config.run_name][0]
     study = optuna.load_study(study_name=info.name, storage=storage)
     twin = next(t for t in study.trials if t.state == TrialState.COMPLETE)
     study.enqueue_trial(twin.params)
-    optimize(_config(tmp_path, budget=5))
+    optimize(_config(tmp_path, budget=5), backend=replayed())
     copies = [t for t in study.get_trials() if t.user_attrs.get("duplicate_of") == twin.number]
     assert len(copies) == 1 and copies[0].value == twin.value
     assert _measured(_trials(config)) == 5
@@ -156,21 +164,21 @@ def test_compile_cache_serves_a_second_run(tmp_path):
     assert again and all(t.user_attrs["build_cached"] for t in again)
 
 
-def test_row_too_long_for_ub_uses_only_the_split_variant(tmp_path):
-    summary = optimize(_config(tmp_path, shape=(2, 100_000), budget=3, dtype="float32"))
+def test_row_too_long_for_ub_uses_only_the_split_variant(tmp_path, replayed):
+    summary = optimize(_config(tmp_path, shape=(2, 100_000), budget=3, dtype="float32"), backend=replayed())
     assert set(summary.skipped) == {"rows"} and summary.best.variant == "split"
     assert Counter(t.state for t in _trials(_config(tmp_path, shape=(2, 100_000), dtype="float32"))["split"])
 
 
 @pytest.mark.parametrize(("shape", "dtype"), [((1, 37), "float16"), ((3, 1000), "bfloat16"), ((5, 1), "float32")])
 def test_odd_shapes_give_correct_kernels(tmp_path, shape, dtype):
-    summary = optimize(_config(tmp_path, shape=shape, dtype=dtype, budget=4))
+    summary = optimize(_config(tmp_path, shape=shape, dtype=dtype, budget=4, project=PROJECT_ROOT))
     assert summary.best is not None and summary.best.attrs["verified_sets"] == INPUT_SETS
 
 
 @pytest.mark.parametrize(("sampler", "budget"), [("random", 4), ("cmaes", 4), ("brute", 4), ("gp", 12)])
-def test_every_sampler_runs(tmp_path, sampler, budget):
-    summary = optimize(_config(tmp_path, sampler=sampler, budget=budget, shape=(8, 64)))
+def test_every_sampler_runs(tmp_path, sampler, budget, replayed):
+    summary = optimize(_config(tmp_path, sampler=sampler, budget=budget, shape=(8, 64)), backend=replayed())
     assert summary.trials == budget and summary.best is not None
 
 
@@ -193,7 +201,7 @@ def test_a_twin_of_a_running_candidate_waits_for_it_instead_of_running_again(tmp
     assert _measured(_trials(config)) == 4
 
 
-def test_ctrl_c_while_the_winner_is_exported_is_an_interrupt_with_the_summary(tmp_path, monkeypatch):
+def test_ctrl_c_while_the_winner_is_exported_is_an_interrupt_with_the_summary(tmp_path, monkeypatch, replayed):
     from tuner.search.loop import Interrupted, Optimizer
 
     exports = []
@@ -205,14 +213,14 @@ def test_ctrl_c_while_the_winner_is_exported_is_an_interrupt_with_the_summary(tm
     monkeypatch.setattr(Optimizer, "_export_best", export_interrupted)
     config = _config(tmp_path, budget=3, shape=(4, 64))
     with pytest.raises(Interrupted) as info:
-        optimize(config)
+        optimize(config, backend=replayed())
     assert exports == ["budget of 3 trials reached"]  # after the search, which had ended by itself
     summary = info.value.summary
     assert summary.stop_reason == "interrupted" and summary.trials == 3 and summary.best is not None
     assert all(t.state.is_finished() for ts in _trials(config).values() for t in ts)
 
 
-def test_a_candidate_far_faster_than_the_baseline_is_flagged_and_shown(tmp_path, monkeypatch):
+def test_a_candidate_far_faster_than_the_baseline_is_flagged_and_shown(tmp_path, monkeypatch, replayed):
     from tuner.console import summary_table
     from tuner.search import evaluate
 
@@ -220,7 +228,7 @@ def test_a_candidate_far_faster_than_the_baseline_is_flagged_and_shown(tmp_path,
     # evaluator its baseline's time for that to be seen.
     monkeypatch.setattr(evaluate, "SUSPECT_SPEEDUP", 1.0)
     config = _config(tmp_path, budget=10, rewrites=False)
-    summary = optimize(config)
+    summary = optimize(config, backend=replayed())
     flagged = [t for ts in _trials(config).values() for t in ts if "suspect" in t.user_attrs]
     assert summary.best_us < summary.baseline_us and flagged
     assert all("faster than the baseline" in t.user_attrs["suspect"] and t.user_attrs["verified_sets"] == INPUT_SETS
@@ -230,22 +238,22 @@ def test_a_candidate_far_faster_than_the_baseline_is_flagged_and_shown(tmp_path,
     assert "re-verified on every input set" in rows["suspect"]
 
 
-def test_a_kept_rewrite_that_no_longer_renders_is_skipped_on_resume(tmp_path):
+def test_a_kept_rewrite_that_no_longer_renders_is_skipped_on_resume(tmp_path, replayed):
     import yaml
 
-    from tuner.space.spaces import REWRITE_FILE, TEMPLATES_DIR, load_space
+    from tuner.space.spaces import REWRITE_FILE, load_space
 
     config = _config(tmp_path, budget=4, rewrites=False)
-    optimize(config)
-    parent = load_space("softmax").variants["rows"]
+    optimize(config, backend=replayed())
+    parent = load_space("softmax", LOOP_PROJECT).variants["rows"]
     directory = config.runs_dir / config.run_name / "variants" / "rows+llm-1"
     directory.mkdir(parents=True)
-    template = (TEMPLATES_DIR / "softmax" / "rows" / "kernel.cpp.j2").read_text()
+    template = parent.template.read_text()
     bomb = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n"
     (directory / "kernel.cpp.j2").write_text(bomb + template)
     space = {k: v for k, v in parent.raw.items() if k not in ("lineage", "template")}
     (directory / REWRITE_FILE).write_text(yaml.safe_dump(
         {"name": "rows+llm-1", "parent": "rows", "origin": "llm", "proposal": "p", "rationale": "", "space": space}))
-    summary = optimize(_config(tmp_path, budget=8, rewrites=False))
+    summary = optimize(_config(tmp_path, budget=8, rewrites=False), backend=replayed())
     assert summary.trials == 8
     assert "rows+llm-1" in summary.skipped and "no longer loads" in summary.skipped["rows+llm-1"]
