@@ -133,8 +133,10 @@ def test_make_and_choose_replay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
         choose_backend("sim", "Ascend310P3")
     monkeypatch.delenv(REPLAY_ENV)
     (tmp_path / "bad.npz").write_bytes(b"not a recording")
-    with pytest.raises(UsageError, match="cannot read the recording .*bad.npz"):
-        make_backend("replay", SOC, recording=tmp_path / "bad.npz")
+    (tmp_path / "cut.npz").write_bytes(recording.read_bytes()[:3000])
+    for bad in ("bad.npz", "cut.npz"):
+        with pytest.raises(UsageError, match=f"cannot read the recording .*{bad}"):
+            make_backend("replay", SOC, recording=tmp_path / bad)
     monkeypatch.setenv(RECORD_ENV, str(tmp_path / "new.npz"))
     recorder = make_backend("sim", SOC)
     assert isinstance(recorder, RecordingBackend) and recorder.name == "sim"

@@ -44,6 +44,7 @@ import os
 import shutil
 import tempfile
 import threading
+import zipfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -170,8 +171,8 @@ class _Blobs:
 
 
 def _run(run: RunResult, blobs: _Blobs) -> dict[str, Any]:
-    return {"outputs": [blobs.put_array(a) for a in run.outputs], "faults": run.faults,
-            "fault_classes": run.fault_classes}
+    return {"outputs": [blobs.put_array(a) for a in run.outputs], "faults": list(run.faults),
+            "fault_classes": list(run.fault_classes)}
 
 
 def _run_back(entry: dict[str, Any], blobs: _Blobs) -> RunResult:
@@ -245,7 +246,7 @@ class _Recording:
             if index.get("format") != FORMAT:
                 raise ValueError(f"format {index.get('format')}, this tuner reads format {FORMAT}")
             return cls(index["backend"], index["calls"], _Blobs(blobs))
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:  # JSONDecodeError is a ValueError
             raise UsageError(f"cannot read the recording {path}: {exc}") from None
 
     def write(self, path: Path) -> None:
@@ -256,9 +257,13 @@ class _Recording:
                             **{d: np.frombuffer(b, np.uint8) for d, b in sorted(self.blobs.by_digest.items())})
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as tmp:
-            tmp.write(buffer.getvalue())
-        os.chmod(tmp.name, 0o644)  # a file to commit, not a private one
-        os.replace(tmp.name, path)
+            try:
+                tmp.write(buffer.getvalue())
+                tmp.close()
+                os.chmod(tmp.name, 0o644)  # a file to commit, not a private one
+                os.replace(tmp.name, path)
+            finally:
+                Path(tmp.name).unlink(missing_ok=True)
 
     def add(self, request: dict[str, Any], answer: Any) -> None:
         """Keep `answer` unless the request already has it (compared as JSON: a NaN time equals itself)."""
