@@ -107,10 +107,13 @@ def test_source_screen_wants_the_entry_named_as_the_kernel():
 
 @pytest.mark.parametrize(("text", "line", "words"), [
     ('{% include "kernel.cpp.j2" %}\n', 1, "{% include %}"),
-    ('// x\n{% import "macros.j2" as m %}\n', 2, "{% import %}"),
+    ('{% include "_lib/rows.j2" %}\n', 1, "{% include %}"),
+    ('// x\n{% import "macros.j2" as m %}\n', 2, "{% import %} may name only a file of the kernel library"),
+    ('{% import "_lib/../../add/flat/kernel.cpp.j2" as m %}\n', 1, "{% import %}"),
+    ('{% import "_lib/" ~ name as m %}\n', 1, "as a constant"),
     ('{% from "macros.j2" import tile %}\n', 1, "{% from %}"),
-    ('{% extends "../../add/flat/kernel.cpp.j2" %}\n', 1, 'extend only "parent.cpp.j2"'),
-    ("{% extends name %}\n", 1, 'extend only "parent.cpp.j2"'),
+    ('{% extends "../../add/flat/kernel.cpp.j2" %}\n', 1, "or 'parent.cpp.j2'"),
+    ("{% extends name %}\n", 1, "{% extends %}"),
     ("{% if sync == 'queue' %}\n#include <cstdlib>\n{% endif %}\n", 2, "only \"kernel_operator.h\""),
     ('{# a comment #}\n#{{ "include" }} <cstdlib>\n', 2, "preprocessor directive"),
     ('extern "C" __global__ __aicore__ void {{ other }}(GM_ADDR x) {}\n', 1, "void {{ kernel_name }}(...)"),
@@ -128,6 +131,8 @@ def test_template_screen_passes_every_template_and_a_child_template():
         screen_template(path.read_text())
     screen_template('{% extends "parent.cpp.j2" %}\n{% block compute %}\n    Muls(y, x, (T)2.0, n);\n'
                     "{% endblock %}\n")
+    screen_template('{% extends "_lib/rows.j2" %}\n{% import "_lib/reduce.j2" as reduce with context %}\n'
+                    '{% from "_lib/precision.j2" import each_row %}\n')
 
 
 def test_screening_the_rendered_source_catches_what_jinja_assembles():

@@ -6,8 +6,9 @@ way that its compiled symbols cannot show — any `#include` but "kernel_operato
 into the compiler's diagnostics), inline assembly (raw system calls name no symbol), `extern` declarations other
 than the kernel entry, pragmas other than loop hints, `_Pragma`, `##` token pasting (it builds names such as `asm`
 that the screen never sees), raw string literals and backslashes outside literals (they make a lexer's view of
-the text differ from the compiler's), `__has_include` probes, and for templates Jinja `include`, `import` and
-`from` (only `{% extends "parent.cpp.j2" %}` is allowed). `__builtin_` functions are allowed: those that become
+the text differ from the compiler's), `__has_include` probes, and for templates Jinja `include`, and `import`,
+`from` or `extends` of anything but a file of the kernel library named as a constant ("_lib/<file>.j2", read-only)
+or, for `extends`, "parent.cpp.j2". `__builtin_` functions are allowed: those that become
 library calls (`__builtin_printf`, `__builtin_malloc`) are caught by the symbol check, which is the authoritative
 one, as is screening the rendered source rather than its template (Jinja can assemble any text).
 
@@ -38,6 +39,7 @@ from tuner.errors import CompileError, ToolchainError
 from tuner.processes import Limits, run_limited
 from tuner.sandbox import Jail
 from tuner.sim.build import runtime_dir
+from tuner.space.render import LIBRARY_PREFIX, library_files
 
 INCLUDE = "kernel_operator.h"
 NM_LIMITS = Limits(wall_s=60, cpu_s=60, memory_bytes=2 << 30)
@@ -212,12 +214,16 @@ def screen_template(text: str) -> None:
         raise ScreenError(f"line {exc.lineno}: the template does not parse: {exc.message}") from None
     except RecursionError:
         raise ScreenError("the template nests too deeply to be screened") from None
-    for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport)):
-        kind = {nodes.Include: "include", nodes.Import: "import", nodes.FromImport: "from"}[type(node)]
-        raise ScreenError(f"line {node.lineno}: Jinja {{% {kind} %}} is not allowed in a kernel template")
-    for node in tree.find_all(nodes.Extends):
-        if not (isinstance(node.template, nodes.Const) and node.template.value == PARENT_TEMPLATE):
-            raise ScreenError(f'line {node.lineno}: a template may extend only "{PARENT_TEMPLATE}"')
+    library = set(library_files())
+    for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
+        kind = {nodes.Include: "include", nodes.Import: "import", nodes.FromImport: "from",
+                nodes.Extends: "extends"}[type(node)]
+        name = node.template.value if isinstance(node.template, nodes.Const) else None
+        if kind == "extends" and name == PARENT_TEMPLATE or kind != "include" and name in library:
+            continue
+        raise ScreenError(f'line {node.lineno}: Jinja {{% {kind} %}} may name only a file of the kernel library '
+                          f'("{LIBRARY_PREFIX}/<file>.j2"){"" if kind != "extends" else f" or {PARENT_TEMPLATE!r}"}, '
+                          "as a constant")
     _screen_cpp(_JINJA.sub(_blank_jinja, text), _TEMPLATE_ENTRY, text, "{{ kernel_name }}")
 
 
