@@ -265,6 +265,16 @@ def test_the_prompt_holds_each_part_and_is_deterministic() -> None:
     assert "include only \"kernel_operator.h\"" in messages[0]["content"]
 
 
+def test_the_prompt_shows_the_library_files_a_template_uses_read_only() -> None:
+    template = Path("templates/ascendc/rmsnorm/rows/kernel.cpp.j2").read_text()
+    user = build_messages(context(template=template))[1]["content"]
+    library = user.split("# Kernel library (read-only: the files the template imports or extends)\n")[1]
+    assert "## _lib/rows.j2\n```cpp\n" in library and "## _lib/norm.j2" in library  # extended; imported
+    assert "## _lib/tiles.j2" in library  # what rows.j2 extends in turn
+    assert "# Kernel library" not in build_messages(context())[1]["content"]  # a template of its own: none
+    assert '"_lib/<file>.j2"' in build_messages(context())[0]["content"]
+
+
 def test_a_repair_round_and_long_diagnostics() -> None:
     long = "\n".join(f"kernel.cpp:{i}:1: error: e{i}" for i in range(2000))
     user = build_messages(context(round=2, diagnostics=long, rendered=None))[1]["content"]

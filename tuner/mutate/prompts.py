@@ -21,13 +21,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import jinja2
 import yaml
+from jinja2 import nodes
 
 from tuner.data.api_support import api_support
 from tuner.data.socs import load_socs
 from tuner.mutate.base import MutationContext
 from tuner.sim.build import unsupported_apis
 from tuner.sim.codegen import cast_modes
+from tuner.space.render import library_files
 
 MARKER = "// @tpl:"
 DIAGNOSTICS_LIMIT = 8000  # characters of compiler output / fault text sent
@@ -74,7 +77,9 @@ Rules for the code:
 extern "C" __global__ __aicore__ void {{ kernel_name }}(...), no host code;
 - keep the entry's name and parameters; the outputs are checked against a float64 reference on several input \
 sets, so the kernel must stay exact within the dtype's tolerance for every input;
-- use only the APIs and element types the API card lists for this SoC.
+- use only the APIs and element types the API card lists for this SoC;
+- the template may import or extend the kernel library's files ("_lib/<file>.j2", shown below as they are: \
+read-only, a rewrite changes the template only) and no other file.
 
 Answer format; an answer that breaks it is refused:
 - exactly one ```cpp block holding the complete new template (not a diff, not an excerpt). The template in \
@@ -253,8 +258,28 @@ def _question(context: MutationContext) -> str:
         parts.append(f"# Profile\n{profile}")
     if context.soc_limits:
         parts.append("# SoC limits\n" + "\n".join(f"- {k}: {_value(v)}" for k, v in _flat(context.soc_limits)))
+    library = used_library(context.template)
+    if library:
+        parts.append("# Kernel library (read-only: the files the template imports or extends)\n" + "\n".join(
+            f"## {name}\n```cpp\n{text.rstrip()}\n```" for name, text in library.items()))
     parts.append(f"# Ascend C API card\n{_card(context)}")
     return "\n\n".join(parts) + "\n"
+
+
+def used_library(template: str) -> dict[str, str]:
+    """The kernel library's files that `template` imports or extends, and those they use in turn: name -> text."""
+    library, found, pending = library_files(), {}, [template]
+    while pending:
+        try:
+            tree = jinja2.Environment().parse(pending.pop())
+        except jinja2.TemplateSyntaxError:
+            continue
+        for node in tree.find_all((nodes.Extends, nodes.Import, nodes.FromImport, nodes.Include)):
+            name = node.template.value if isinstance(node.template, nodes.Const) else None
+            if name in library and name not in found:
+                found[name] = library[name]
+                pending.append(library[name])
+    return dict(sorted(found.items()))
 
 
 def _card(context: MutationContext) -> str:
