@@ -5,7 +5,9 @@ run keeps on its studies; a phase that fails is recorded, never fatal."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +45,8 @@ def time_torch(backend: Backend, op: Operator, inputs: RunInputs) -> dict[str, A
 
 def retime(ranked: Mapping[str, tuple[Evaluator, Mapping[str, Any]]], time_source: str) -> dict[str, Any] | None:
     """Re-time the best few (`VARIANT:N` -> its evaluator and knobs, best first) against each other, interleaved
-    over RETIME_ROUNDS rounds (timing.py): one batch each, in rotating order, so drift cannot favour one. None with
-    fewer than two; a failure is recorded, and the best by first timing stays the best."""
-    from tuner.backends.npu.timing import interleaved_retime, winner
-
+    over RETIME_ROUNDS rounds (`interleaved_retime`): one batch each, in rotating order, so drift cannot favour
+    one. None with fewer than two; a failure is recorded, and the best by first timing stays the best."""
     if len(ranked) < 2:
         return None
 
@@ -71,3 +71,45 @@ def msprof(evaluator: Evaluator, params: Mapping[str, Any], key: str, output: Pa
     return {"trial": key, "pipe_ratios": report["pipe_ratios"], "source": report["source"], "csv": report["csv"],
             "task_duration_us": report.get("task_duration_us")}
 
+
+def interleaved_order(candidates: Sequence[str], round_index: int) -> list[str]:
+    """The order of round `round_index`: the candidates rotated left by round_index (round 0 as given)."""
+    if not candidates:
+        return []
+    k = round_index % len(candidates)
+    return list(candidates[k:]) + list(candidates[:k])
+
+
+def interleaved_retime(candidates: list[str], time_one: Callable[[str], float], rounds: int = 3
+                       ) -> dict[str, list[float]]:
+    """Re-time the top candidates against each other: in round r, each is timed once, in the order rotated by r.
+
+    Timing A fully, then B, lets the device's drift (temperature, clocks, a neighbour's load) fall on one
+    candidate; interleaving spreads it over all of them, and rotating the order keeps any candidate from
+    always going first or right after the same neighbour. `time_one(name)` returns one measurement in
+    microseconds (typically the median of a batch of launches). Returns name -> its `rounds` times, in
+    round order, with the keys in the candidates' given order.
+    """
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    if len(set(candidates)) != len(candidates):
+        raise ValueError("candidates must be distinct")
+    times: dict[str, list[float]] = {c: [] for c in candidates}
+    for r in range(rounds):
+        for name in interleaved_order(candidates, r):
+            times[name].append(float(time_one(name)))
+    return times
+
+
+def winner(times: Mapping[str, Sequence[float]]) -> str:
+    """The candidate with the lowest median time; a tie goes to the one listed first (the earlier rank)."""
+    if not times:
+        raise ValueError("no candidates")
+    best, best_median = "", math.inf
+    for name, samples in times.items():
+        if not samples:
+            raise ValueError(f"no times for {name}")
+        median = statistics.median(samples)
+        if median < best_median:
+            best, best_median = name, median
+    return best

@@ -11,7 +11,7 @@ pure: the NPU backend supplies the clock.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -111,44 +111,3 @@ def rotation_copies(input_bytes: int, l2_bytes: int) -> int:
     if input_bytes <= 0:
         raise ValueError(f"input size must be > 0 bytes, got {input_bytes}")
     return l2_flush_bytes(l2_bytes) // int(input_bytes) + 1
-
-
-def interleaved_order(candidates: Sequence[str], round_index: int) -> list[str]:
-    """The order of round `round_index`: the candidates rotated left by round_index (round 0 as given)."""
-    if not candidates:
-        return []
-    k = round_index % len(candidates)
-    return list(candidates[k:]) + list(candidates[:k])
-
-
-def interleaved_retime(candidates: list[str], time_one: Callable[[str], float], rounds: int = 3
-                       ) -> dict[str, list[float]]:
-    """Re-time the top candidates against each other: in round r, each is timed once, in the order rotated by r.
-
-    Timing A fully, then B, lets the device's drift (temperature, clocks, a neighbour's load) fall on one
-    candidate; interleaving spreads it over all of them, and rotating the order keeps any candidate from
-    always going first or right after the same neighbour. `time_one(name)` returns one measurement in
-    microseconds (typically the median of a batch of launches). Returns name -> its `rounds` times, in
-    round order, with the keys in the candidates' given order.
-    """
-    if rounds < 1:
-        raise ValueError(f"rounds must be >= 1, got {rounds}")
-    if len(set(candidates)) != len(candidates):
-        raise ValueError("candidates must be distinct")
-    times: dict[str, list[float]] = {c: [] for c in candidates}
-    for r in range(rounds):
-        for name in interleaved_order(candidates, r):
-            times[name].append(float(time_one(name)))
-    return times
-
-
-def winner(times: Mapping[str, Sequence[float]]) -> str:
-    """The candidate with the lowest median time; a tie goes to the one listed first (the earlier rank)."""
-    if not times:
-        raise ValueError("no candidates")
-    best, best_median = "", math.inf
-    for name, samples in times.items():
-        median = summarize(samples).median_us
-        if median < best_median:
-            best, best_median = name, median
-    return best
