@@ -23,12 +23,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tuner.backends.args import pack_tiling
 from tuner.backends.sim import SimBackend
 from tuner.data.socs import get_soc
 from tuner.mutate.rules import PARENT_NAME, load_catalog
 from tuner.ops import get_operator
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import Evaluator, RunInputs, kernel_args, tiling_bytes
+from tuner.search.evaluate import Evaluator, RunInputs, kernel_args
 from tuner.space.spaces import Constraint, SearchSpace, Variant, load_space, run_context
 
 RECORDING = Path(__file__).parent / "data" / "preserved.json"
@@ -137,7 +138,7 @@ class Observer:
             assert build.error is not None
             return seen | {"error": "compile_error", "detail": build.error.summary}
         args = kernel_args(self.space, self.inputs.arrays[0], self.inputs.output_shapes, self.case.dtype,
-                           tiling_bytes(point.tiling))
+                           pack_tiling(point.tiling))
         profile = self.backend.profile(build.artifact, args, point.block_dim)
         if profile.run.faults:
             return seen | {"error": "fault", "detail": sorted(set(profile.run.fault_classes))}

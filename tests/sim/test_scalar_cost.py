@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from tuner.backends import SimBackend
-from tuner.backends.args import GmIn, GmOut, Scalar
+from tuner.backends.args import GmIn, GmOut, Scalar, pack_tiling
 from tuner.backends.base import Profile
 from tuner.data.costs import load_overheads
 from tuner.data.socs import get_soc
@@ -27,7 +27,7 @@ from tuner.errors import CompileError
 from tuner.ops import get_operator
 from tuner.ops.base import Expected
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import SUSPECT_SPEEDUP, Evaluator, RunInputs, kernel_args, tiling_bytes
+from tuner.search.evaluate import SUSPECT_SPEEDUP, Evaluator, RunInputs, kernel_args
 from tuner.sim.build import INCLUDE_DIR, KERNEL_FLAGS, compiler, soc_dir
 from tuner.sim.run import SimResult, simulate
 from tuner.space.spaces import load_space, run_context
@@ -249,7 +249,7 @@ def test_api_only_kernels_change_by_their_own_scalar_code_only(op_name: str, sha
     inputs = RunInputs(op, shape, "float16", sets=1)
     source = Evaluator(space, variant, backend, CompileCache(backend), inputs, context).render(params)
     point = variant.evaluate(params, context)
-    args = kernel_args(space, inputs.arrays[0], inputs.output_shapes, "float16", tiling_bytes(point.tiling))
+    args = kernel_args(space, inputs.arrays[0], inputs.output_shapes, "float16", pack_tiling(point.tiling))
     uncharged = source.replace("__aicore__", f"__aicore__ {EXEMPT}")
     times = {}
     for name, text in (("charged", source), ("uncharged", uncharged)):
