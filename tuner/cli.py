@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from tuner.errors import CompileError, TunerError, UsageError
+from tuner.errors import CompileError, ReplayMiss, TunerError, UsageError
 
 EXIT_FAULT, EXIT_USAGE, EXIT_COMPILE, EXIT_INTERRUPTED = 1, 2, 3, 130
 
@@ -31,7 +31,7 @@ def _run_guarded(fn):
         if exc.diagnostics:
             click.echo(exc.diagnostics.rstrip(), err=True)
         sys.exit(EXIT_COMPILE)
-    except TunerError as exc:
+    except (TunerError, ReplayMiss) as exc:
         _fail(str(exc), EXIT_FAULT)
     except Exception as exc:  # a storage or disk that failed under the command, or this process's memory
         _fail(_environment_failure(exc), EXIT_FAULT)

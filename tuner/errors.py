@@ -69,3 +69,9 @@ class CompileError(TunerError):
 
 class ToolchainError(TunerError):
     """Raised when the host toolchain (g++) needed by the simulator is missing or broken."""
+
+
+class ReplayMiss(BaseException):
+    """A request a replayed backend's recording does not hold (tuner/backends/replay.py). Like pytest's own outcomes
+    it is a BaseException, so that no `except Exception` in the code under test turns a missing answer into a
+    trial's failure; the CLI reports it in one line."""

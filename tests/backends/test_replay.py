@@ -4,7 +4,10 @@ that its times are replayed, and fails loudly on any request it does not hold.""
 from __future__ import annotations
 
 import json
+import os
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -171,3 +174,15 @@ def test_a_device_run_replays_its_times_in_order_and_torchs_timing(tmp_path: Pat
         assert got.keys() == want.keys() and all(np.array_equal(got[k], want[k]) for k in got)
     with pytest.raises(ReplayMiss, match="holds no torch timing of add .* for the same operator it holds"):
         replay.time_torch(op, input_sets[:1])
+
+
+def test_a_miss_at_the_command_line_is_one_line(tmp_path: Path) -> None:
+    recording = Path(__file__).parents[1] / "data" / "replays" / "backends-test_contract-Ascend910B2.npz"
+    env = {**os.environ, REPLAY_ENV: str(recording)}
+    env.pop(RECORD_ENV, None)
+    proc = subprocess.run([sys.executable, "-m", "tuner.cli", "optimize", "add", "--shape", "4x64", "--budget", "2",
+                           "--jobs", "1", "--runs-dir", str(tmp_path / "runs")], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "holds no build of add_custom" in errors[0] and "record it again" in errors[0]

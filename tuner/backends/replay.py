@@ -57,7 +57,7 @@ from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg, Scalar, Struct
 from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming
 from tuner.backends.npu.device import DeviceError
 from tuner.backends.npu.profiler import MsprofError
-from tuner.errors import CompileError, ToolchainError, TunerError, UsageError
+from tuner.errors import CompileError, ReplayMiss, ToolchainError, TunerError, UsageError
 from tuner.filelock import file_lock
 from tuner.paths import cache_root
 from tuner.sandbox import SandboxUnavailable
@@ -74,11 +74,6 @@ SHOWN = 5  # requests a miss lists of those the recording holds for the same bui
 # replay of that call is a miss.
 ERRORS: dict[str, type[TunerError]] = {cls.__name__: cls for cls in (
     CompileError, UsageError, ToolchainError, SandboxUnavailable, DeviceError, MsprofError)}
-
-
-class ReplayMiss(BaseException):
-    """A request the recording does not hold. Like pytest's own outcomes it is a BaseException, so that no
-    `except Exception` in the code under test turns a missing answer into a trial's failure."""
 
 
 @dataclass(frozen=True)
