@@ -32,15 +32,14 @@ from .llm_server import Compute, ScriptedServer
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 SHAPE, DTYPE = (16, 256), "float16"
 TEMPLATE_BLOCK = re.compile(r"# Kernel template\n.*?```cpp\n(.*?)\n```", re.S)
-INCLUDE = '#include "kernel_operator.h"\n'
 
 
 def bomb_answer(jinja: str = "", knobs_yaml: str = "") -> Compute:
-    """An answer holding the request's template with `jinja` after its include, and `knobs_yaml` as its yaml block."""
+    """An answer holding the request's template with `jinja` first (before a skeleton's extends, where its output
+    is rendered too), and `knobs_yaml` as its yaml block."""
     def make(body: dict) -> str:
         template = strip_line_labels(TEMPLATE_BLOCK.search(body["messages"][-1]["content"]).group(1)) + "\n"
-        head, include, rest = template.partition(INCLUDE)
-        text = f"Faster.\n```cpp\n{head}{include}{jinja}\n{rest}```\n"
+        text = f"Faster.\n```cpp\n{jinja}\n{template}```\n"
         return text + (f"```yaml\n{knobs_yaml}```\n" if knobs_yaml else "")
     return Compute(make)
 
