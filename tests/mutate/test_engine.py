@@ -88,7 +88,8 @@ def test_a_good_rewrite_becomes_a_measured_variant(tmp_path: Path, llm_env: Scri
 def test_broken_code_goes_back_with_the_compiler_output_and_its_fix_is_accepted(tmp_path: Path,
                                                                                llm_env: ScriptedServer):
     broken = "this line is not C++;\n"
-    llm_env.push(answer(lambda t: t + broken), answer(lambda t: t.replace(broken, "")))
+    # first in the template: after a skeleton's extends, text outside its blocks is not rendered
+    llm_env.push(answer(lambda t: broken + t), answer(lambda t: t.replace(broken, "")))
     config = llm_config(tmp_path, max_calls=2)
     summary = optimize(config)
     assert summary.trials == config.budget
@@ -103,7 +104,7 @@ def test_broken_code_goes_back_with_the_compiler_output_and_its_fix_is_accepted(
 @pytest.mark.parametrize(("reply", "reason"), [
     (Reply("Use double buffering and bigger tiles; that should help."), "cpp"),
     (answer(lambda t: "#include <cstdlib>\n" + t), "screen"),
-    (answer(lambda t: t + 'extern "C" int system(const char *);\n'), "screen"),
+    (answer(lambda t: 'extern "C" int system(const char *);\n' + t), "screen"),
     (Huge(5 * 2**20), "exceeds"),
 ])
 def test_answers_that_break_the_contract_or_the_screen_are_rejected_and_never_built(
