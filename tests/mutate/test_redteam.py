@@ -48,10 +48,19 @@ def payload(name: str, **replacements: str) -> str:
     return text
 
 
+# A whole softmax template of its own (as the packaged one was before the kernel library), as an LLM may write one:
+# its include and kernel entry are in its own text, where a payload goes.
+STANDALONE = Path(__file__).parents[1] / "search" / "data" / "softmax" / "templates" / "ascendc" / "softmax"
+
+
 def with_payload(code: str, call: str = ""):
-    """An edit that puts `code` after the include and `call` first in the kernel entry: the kernel stays right."""
+    """An edit that answers with the standalone template of the asked variant, `code` after its include and `call`
+    first in its kernel entry: the kernel stays right."""
     def edit(template: str) -> str:
-        head, include, rest = template.partition('#include "kernel_operator.h"\n')
+        variant = "split" if "KernelSoftmaxSplit" in template else "rows"
+        own = (STANDALONE / variant / "kernel.cpp.j2").read_text()
+        head, include, rest = own.partition('#include "kernel_operator.h"\n')
+        assert include and ENTRY.search(rest), "the standalone template has its include and entry"
         return head + include + code + ENTRY.sub(lambda m: m.group(1) + call, rest, count=1)
     return edit
 
