@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from tuner.backends import SimBackend
+from tuner.backends.args import pack_tiling
 from tuner.backends.sim import PIPES
 from tuner.data.socs import get_soc
 from tuner.mutate.base import MutationContext
@@ -30,7 +31,7 @@ from tuner.mutate.rules import (
 )
 from tuner.ops import get_operator
 from tuner.search.compile_cache import CompileCache
-from tuner.search.evaluate import Evaluator, RunInputs, kernel_args, tiling_bytes
+from tuner.search.evaluate import Evaluator, RunInputs, kernel_args
 from tuner.space.expr import evaluate, parse
 from tuner.space.render import render_kernel
 from tuner.space.spaces import Variant, load_space, run_context
@@ -87,7 +88,7 @@ def _measure(variant: Variant, shape: tuple[int, ...], dtype: str, knobs: dict[s
     build = evaluator.cache.build(outcome.source, SPACE.kernel)
     point = variant.evaluate(knobs, context)
     args = kernel_args(SPACE, evaluator.inputs.arrays[0], evaluator.inputs.output_shapes, dtype,
-                       tiling_bytes(point.tiling))
+                       pack_tiling(point.tiling))
     report = backend.profile(build.artifact, args, point.block_dim).report
     slowest = max(report["blocks"], key=lambda b: b["aiv_time_us"])
     return {pipe: slowest[f"aiv_{pipe}_time_us"] for pipe in PIPES}

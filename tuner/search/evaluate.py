@@ -117,7 +117,6 @@ class RunInputs:
         self.torch: TorchTiming | None = None  # torch's own op on the backend's device, when it has one
 
 
-tiling_bytes = pack_tiling  # the name tests/ops/preservation.py, tests/mutate/test_rules.py, tests/sim import
 
 
 def kernel_args(space: SearchSpace, arrays: Mapping[str, Any], output_shapes: Mapping[str, tuple[int, ...]],
