@@ -227,7 +227,7 @@ def test_a_candidate_far_faster_than_the_baseline_is_flagged_and_shown(tmp_path,
     # At a factor of 1, anything faster than the measured baseline is "too good": the run must hand the
     # evaluator its baseline's time for that to be seen.
     monkeypatch.setattr(evaluate, "SUSPECT_SPEEDUP", 1.0)
-    config = _config(tmp_path, budget=10, rewrites=False)
+    config = _config(tmp_path, budget=20, rewrites=False)
     summary = optimize(config, backend=replayed())
     flagged = [t for ts in _trials(config).values() for t in ts if "suspect" in t.user_attrs]
     assert summary.best_us < summary.baseline_us and flagged
