@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import optuna
+import torch
 
+from tuner.ops.base import Expected, Operator
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.loop import RunConfig, optimize
 from tuner.search.report import RunSummary
@@ -39,3 +41,16 @@ def measured_variants(config: RunConfig, *, correct_only: bool = False) -> set[s
                 found.add(info.variant)
                 break
     return found
+
+
+def check_tells_right_from_wrong(op: Operator, inputs: dict[str, torch.Tensor], name: str, ref: torch.Tensor, *,
+                                 scale: float = 1.1, shift: float = 1.0) -> dict[str, Expected]:
+    """The float16 expectation of output `name`; the reference itself passes the operator's check, and with one
+    element changed (ref[3, 5] * scale + shift) fails it, naming the output."""
+    expected = {name: Expected.of(ref, "float16")}
+    assert op.check({name: ref.to(torch.float16)}, inputs, expected).ok
+    wrong = ref.clone()
+    wrong[3, 5] = wrong[3, 5] * scale + shift
+    verdict = op.check({name: wrong.to(torch.float16)}, inputs, expected)
+    assert not verdict.ok and name in verdict.detail
+    return expected

@@ -10,10 +10,9 @@ import torch
 
 from tuner.errors import UsageError
 from tuner.ops import get_operator
-from tuner.ops.base import Expected
 from tuner.search.loop import RunConfig
 
-from .op_runs import measured_variants, verified_run
+from .op_runs import check_tells_right_from_wrong, measured_variants, verified_run
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -45,10 +44,6 @@ def test_check_rejects_a_wrong_output():
     assert not torch.equal(inputs["x"], op.make_inputs((8, 37), "float16", 1)["x"])
     assert float(inputs["x"].abs().max()) > 1000.0  # large magnitudes are in every set
     ref = op.reference(inputs)["z"]
-    expected = {"z": Expected.of(ref, "float16")}
-    assert op.check({"z": ref.to(torch.float16)}, inputs, expected).ok
-    wrong = ref.clone()
-    wrong[3, 5] = wrong[3, 5] * 2.0 + 10.0  # well beyond atol (scaled by the largest |output|)
-    verdict = op.check({"z": wrong.to(torch.float16)}, inputs, expected)
-    assert not verdict.ok and "z" in verdict.detail
+    # changed well beyond atol (scaled by the largest |output|)
+    expected = check_tells_right_from_wrong(op, inputs, "z", ref, scale=2.0, shift=10.0)
     assert not op.check({"z": inputs["x"].clone()}, inputs, expected).ok  # y forgotten

@@ -16,7 +16,7 @@ from tuner.ops.base import Expected, UnsupportedShapeError
 from tuner.search.loop import RunConfig, optimize
 from tuner.space.spaces import load_space, run_context
 
-from .op_runs import ROW_CASES, measured_variants, verified_run
+from .op_runs import ROW_CASES, check_tells_right_from_wrong, measured_variants, verified_run
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -51,12 +51,7 @@ def test_reference_matches_torch_and_check_rejects_a_wrong_output():
     eps = op.options["eps"]
     torch.testing.assert_close(ref, torch.nn.functional.layer_norm(x, (37,), gamma, beta, eps), rtol=1e-12,
                                atol=1e-12)
-    expected = {"y": Expected.of(ref, "float16")}
-    assert op.check({"y": ref.to(torch.float16)}, inputs, expected).ok
-    wrong = ref.clone()
-    wrong[3, 5] = wrong[3, 5] * 1.1 + 1.0
-    verdict = op.check({"y": wrong.to(torch.float16)}, inputs, expected)
-    assert not verdict.ok and "y" in verdict.detail
+    expected = check_tells_right_from_wrong(op, inputs, "y", ref)
     no_beta = torch.nn.functional.layer_norm(x, (37,), gamma, None, eps)
     assert not op.check({"y": no_beta.to(torch.float16)}, inputs, expected).ok
 

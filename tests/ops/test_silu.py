@@ -10,10 +10,9 @@ import torch
 
 from tuner.errors import UsageError
 from tuner.ops import get_operator
-from tuner.ops.base import Expected
 from tuner.search.loop import RunConfig
 
-from .op_runs import measured_variants, verified_run
+from .op_runs import check_tells_right_from_wrong, measured_variants, verified_run
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -49,11 +48,7 @@ def test_check_rejects_a_wrong_output():
     inputs = op.make_inputs((8, 37), "float16", 0)
     assert torch.equal(inputs["x"], op.make_inputs((8, 37), "float16", 0)["x"])
     ref = op.reference(inputs)["y"]
-    expected = {"y": Expected.of(ref, "float16")}
-    assert op.check({"y": ref.to(torch.float16)}, inputs, expected).ok
-    wrong = ref.clone()
-    wrong[3, 5] = wrong[3, 5] * 2.0 + 10.0  # well beyond atol (scaled by the largest |output|)
-    verdict = op.check({"y": wrong.to(torch.float16)}, inputs, expected)
-    assert not verdict.ok and "y" in verdict.detail
+    # changed well beyond atol (scaled by the largest |output|)
+    expected = check_tells_right_from_wrong(op, inputs, "y", ref, scale=2.0, shift=10.0)
     sigmoid_only = torch.sigmoid(inputs["x"].to(torch.float64)).to(torch.float16)  # x * forgotten
     assert not op.check({"y": sigmoid_only}, inputs, expected).ok

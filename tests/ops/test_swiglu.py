@@ -10,10 +10,9 @@ import torch
 
 from tuner.errors import UsageError
 from tuner.ops import get_operator
-from tuner.ops.base import Expected
 from tuner.search.loop import RunConfig, optimize
 
-from .op_runs import measured_variants, verified_run
+from .op_runs import check_tells_right_from_wrong, measured_variants, verified_run
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -45,11 +44,6 @@ def test_check_rejects_a_wrong_output():
     assert torch.equal(inputs["x"], op.make_inputs((8, 74), "float16", 0)["x"])  # reproducible by index
     assert not torch.equal(inputs["x"], op.make_inputs((8, 74), "float16", 1)["x"])
     ref = op.reference(inputs)["y"]
-    expected = {"y": Expected.of(ref, "float16")}
-    assert op.check({"y": ref.to(torch.float16)}, inputs, expected).ok
-    wrong = ref.clone()
-    wrong[3, 5] = wrong[3, 5] * 1.1 + 1.0
-    verdict = op.check({"y": wrong.to(torch.float16)}, inputs, expected)
-    assert not verdict.ok and "y" in verdict.detail
+    expected = check_tells_right_from_wrong(op, inputs, "y", ref)
     a = inputs["x"].chunk(2, -1)[0]  # a alone (silu forgotten, b ignored) is wrong too
     assert not op.check({"y": a.contiguous()}, inputs, expected).ok
