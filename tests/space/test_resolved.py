@@ -12,9 +12,10 @@ from functools import cache
 
 import pytest
 
-from tests.space.resolved import RECORDING, context_record, contexts, space_record
 from tuner.space.apis import names
 from tuner.space.spaces import load_space
+
+from .resolved import RECORDING, context_record, contexts, space_record
 
 RECORDED = json.loads(RECORDING.read_text())
 AVAILABILITY = names()
