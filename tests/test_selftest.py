@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from backends.standin import machine
 from backends.standin_msprof import install_msprof
 from backends.test_npu_msprof import CURRENT
@@ -31,6 +33,7 @@ def test_without_npu_exits_2_in_one_line(tmp_path):
     assert not (tmp_path / "tuner-selftest.md").exists()
 
 
+@pytest.mark.e2e  # two whole runs, each candidate built by the stand-in CANN and run on the simulator
 def test_selftest_on_the_standin_machine(tmp_path):
     m = machine(tmp_path / "machine", soc=SOC)
     install_msprof(m.bin, CURRENT)

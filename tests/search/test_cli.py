@@ -16,6 +16,9 @@ from pathlib import Path
 
 import optuna
 import pytest
+from commands import one_line_error as _one_line_error
+from commands import tuner_child as tuner
+from commands import tuner_here
 from optuna.trial import TrialState
 
 from tuner.search.storage import open_storage, run_studies
@@ -23,20 +26,6 @@ from tuner.search.storage import open_storage, run_studies
 from .disks import damage, digest, fill, remount, tmpfs
 
 SMALL = ["--shape", "16x200", "--seed", "3"]
-
-
-def tuner(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tuner.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=os.environ.copy())
-
-
-def _one_line_error(proc: subprocess.CompletedProcess, code: int, *fragments: str) -> None:
-    assert proc.returncode == code, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
 
 
 @pytest.mark.parametrize(("args", "fragments"), [
@@ -68,7 +57,7 @@ def _one_line_error(proc: subprocess.CompletedProcess, code: int, *fragments: st
     (["bench", "--soc", "ascend999"], ["unknown SoC 'ascend999'"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragments):
-    _one_line_error(tuner(*args, cwd=tmp_path), 2, *fragments)
+    _one_line_error(tuner_here(*args, cwd=tmp_path), 2, *fragments)
     assert not (tmp_path / "runs").exists() or args[0] in ("show", "export")
 
 
@@ -91,15 +80,15 @@ def test_a_run_the_machine_cannot_hold_is_refused_before_it_takes_memory(tmp_pat
 
 
 def test_a_soc_in_any_case_names_the_same_run(tmp_path):
-    proc = tuner("optimize", "softmax", *SMALL, "--soc", "ascend910b2", "--prepare", "--json", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = tuner_here("optimize", "softmax", *SMALL, "--soc", "ascend910b2", "--prepare", "--json", cwd=tmp_path)
+    assert proc.exit_code == 0, proc.stderr
     assert "times are simulated, Ascend910B2 model" in proc.stderr
     studies = json.loads(proc.stdout)["studies"]
     assert studies and all(name.startswith("softmax-16x200-float16-Ascend910B2-sim:") for name in studies)
     suite = tmp_path / "suite.yaml"
     suite.write_text("cases:\n  - {op: softmax, shape: [65536, 65536], dtype: float16}\n")  # refused, not run
-    bench = tuner("bench", "--suite", str(suite), "--soc", "ASCEND910B2", "--json", cwd=tmp_path)
-    assert bench.returncode == 0, bench.stderr
+    bench = tuner_here("bench", "--suite", str(suite), "--soc", "ASCEND910B2", "--json", cwd=tmp_path)
+    assert bench.exit_code == 0, bench.stderr
     result = json.loads(bench.stdout)
     assert result["soc"] == "Ascend910B2" and result["cases"][0]["run"] == "softmax-65536x65536-float16-Ascend910B2-sim"
 
@@ -112,17 +101,17 @@ def test_storage_problems_are_one_line_errors(tmp_path):
     other = tmp_path / "other.db"
     with sqlite3.connect(other) as conn:
         conn.execute("CREATE TABLE t (x)")
-    _one_line_error(tuner("show", "--storage", f"sqlite:///{other}", cwd=tmp_path), 2, "not an Optuna database")
+    _one_line_error(tuner_here("show", "--storage", f"sqlite:///{other}", cwd=tmp_path), 2, "not an Optuna database")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    _one_line_error(tuner("show", "--storage", f"postgresql+psycopg://u:p@127.0.0.1:{port}/db", cwd=tmp_path), 2,
+    _one_line_error(tuner_here("show", "--storage", f"postgresql+psycopg://u:p@127.0.0.1:{port}/db", cwd=tmp_path), 2,
                     "cannot open storage")
 
 
 def test_ops_lists_operators_their_variants_and_options(tmp_path):
-    proc = tuner("ops", cwd=tmp_path)
-    assert proc.returncode == 0
+    proc = tuner_here("ops", cwd=tmp_path)
+    assert proc.exit_code == 0
     assert "softmax:" in proc.stdout and "  rows:" in proc.stdout and "  split:" in proc.stdout
     assert "  options: approximate=none (--option NAME=VALUE)" in proc.stdout  # gelu's own option
 
@@ -150,11 +139,11 @@ def test_json_prints_exactly_one_object_on_stdout(cli_run):
 def test_show_lists_runs_and_one_run(cli_run):
     cwd, proc = cli_run
     run = json.loads(proc.stdout)["run"]
-    listing = tuner("show", cwd=cwd)
-    assert listing.returncode == 0 and "softmax-16x200" in listing.stdout
-    one = tuner("show", run, "--json", cwd=cwd)
+    listing = tuner_here("show", cwd=cwd)
+    assert listing.exit_code == 0 and "softmax-16x200" in listing.stdout
+    one = tuner_here("show", run, "--json", cwd=cwd)
     assert json.loads(one.stdout)["best_us"] == json.loads(proc.stdout)["best_us"]
-    table = tuner("show", run, cwd=cwd)
+    table = tuner_here("show", run, cwd=cwd)
     assert "speedup" in table.stdout and "simulated, Ascend910B2 model" in table.stdout
 
 
@@ -165,15 +154,15 @@ def test_export_any_trial_and_refuse_a_failed_one(cli_run):
     info = next(i for i in run_studies(storage, data["run"])[data["run"]] if i.variant == "split")
     trials = optuna.load_study(study_name=info.name, storage=storage).trials
     done = next(t for t in trials if t.state == TrialState.COMPLETE)
-    out = tuner("export", data["run"], "exported", "--trial", f"split:{done.number}", cwd=cwd)
-    assert out.returncode == 0, out.stderr
+    out = tuner_here("export", data["run"], "exported", "--trial", f"split:{done.number}", cwd=cwd)
+    assert out.exit_code == 0, out.stderr
     described = json.loads((cwd / "exported" / "kernel.json").read_text())
     assert described["variant"] == "split" and described["trial"] == done.number
     pruned = next((t for t in trials if t.state == TrialState.PRUNED), None)
     if pruned is not None:
-        _one_line_error(tuner("export", data["run"], "x", "--trial", f"split:{pruned.number}", cwd=cwd), 2,
+        _one_line_error(tuner_here("export", data["run"], "x", "--trial", f"split:{pruned.number}", cwd=cwd), 2,
                         "did not produce a correct kernel")
-    _one_line_error(tuner("export", data["run"], "x", "--trial", "split:9999", cwd=cwd), 2, "has no trial")
+    _one_line_error(tuner_here("export", data["run"], "x", "--trial", "split:9999", cwd=cwd), 2, "has no trial")
 
 
 def _trials(runs: Path, run: str) -> list[optuna.trial.FrozenTrial]:
@@ -293,7 +282,7 @@ def test_a_damaged_database_is_one_line_and_left_untouched(cli_run, tmp_path):
     shutil.copyfile(tmp_path / "runs" / "tuner.db", backup)
     damaged = damage(tmp_path / "runs" / "tuner.db")
     for args in (["optimize", "softmax", *SMALL, "--budget", "10"], ["show"], ["show", run], ["export", run, "x"]):
-        _one_line_error(tuner(*args, cwd=tmp_path), 2, "runs/tuner.db is damaged", "nothing was written to it")
+        _one_line_error(tuner_here(*args, cwd=tmp_path), 2, "runs/tuner.db is damaged", "nothing was written to it")
     assert digest(tmp_path / "runs" / "tuner.db") == damaged
     shutil.copyfile(backup, tmp_path / "runs" / "tuner.db")  # restored, the run is all there
     assert _finished(tmp_path / "runs", run) == before
@@ -308,7 +297,7 @@ def test_a_read_only_runs_directory_is_one_line_and_the_run_resumes_once_writabl
         remount(runs, "ro")
         try:
             for args in (["optimize", "softmax", *SMALL, "--budget", "10"], ["show", run]):
-                _one_line_error(tuner(*args, cwd=tmp_path), 2, "cannot write in runs (Read-only file system)")
+                _one_line_error(tuner_here(*args, cwd=tmp_path), 2, "cannot write in runs (Read-only file system)")
         finally:
             remount(runs, "rw")
         done = tuner("optimize", "softmax", *SMALL, "--budget", "10", "--json", cwd=tmp_path)
@@ -392,6 +381,6 @@ def test_simulate_refuses_what_it_could_not_finish_before_building(tmp_path, arg
     extra = [arg] if arg.startswith("--") else []
     if not extra:
         args[0 if arg.startswith("in=") else 2] = arg
-    proc = tuner("simulate", "add.cpp", "--kernel", "add_custom", "--block-dim", "4",
-                 *[f"--arg={a}" for a in args], *extra, cwd=tmp_path)
+    proc = tuner_here("simulate", "add.cpp", "--kernel", "add_custom", "--block-dim", "4",
+                      *[f"--arg={a}" for a in args], *extra, cwd=tmp_path)
     _one_line_error(proc, 2, *fragments)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from commands import tuner_child
+from commands import tuner_here as tuner
 
 from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.data.socs import load_socs
@@ -16,8 +17,6 @@ from tuner.sim import codegen
 from tuner.sim.args import parse_arg
 from tuner.sim.build import INCLUDE_DIR, build_kernel, compiler, soc_dir
 from tuner.sim.run import simulate
-
-from .cli import tuner
 
 ROOT = Path(__file__).resolve().parents[2]
 ADD = ROOT / "tests" / "sim" / "kernels" / "add_custom.cpp"
@@ -75,17 +74,13 @@ def test_bad_arg_specs_are_one_line_usage_errors(spec: str, message: str) -> Non
         parse_arg(spec)
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tuner.cli", *args], capture_output=True, text=True, cwd=cwd)
-
-
 def test_cli_simulate_writes_outputs_json_and_trace(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     x = rng.standard_normal(4096).astype(np.float16)
     y = rng.standard_normal(4096).astype(np.float16)
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "y.npy", y)
-    proc = _cli("simulate", str(ADD), "--kernel", "add_custom", "--block-dim", "4", "--arg", "in=x.npy",
+    proc = tuner_child("simulate", str(ADD), "--kernel", "add_custom", "--block-dim", "4", "--arg", "in=x.npy",
                 "--arg", "in=y.npy", "--arg", "out=z.npy:float16:4096", "--arg", "u32=4096", "--arg", "u32=2",
                 "--json", "-", "--trace", "trace.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

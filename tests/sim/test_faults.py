@@ -14,12 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from commands import tuner_here as tuner
 
 from tuner.backends.args import GmIn, GmOut, Scalar
 from tuner.errors import CompileError, UsageError
 from tuner.sim.run import SimResult, simulate
-
-from .cli import tuner
 
 FAULTS = Path(__file__).resolve().parent / "kernels" / "faults"
 MEMORY, QUEUE, SYNC, MULTI, CERR = (FAULTS / f for f in
