@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from backends.standin import machine
 from backends.standin_msprof import install_msprof
 from backends.test_npu_msprof import CURRENT
