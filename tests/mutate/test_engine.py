@@ -1,12 +1,17 @@
 """Rewrites inside a run, end to end: the LLM path against a real scripted server on 127.0.0.1 (good rewrites,
 broken code then its fix, prose, forbidden code, a hung connection, server errors, a 5 MB answer) and the
-rule path with no LLM configured. The tuner never crashes, never builds rejected code, finishes its budget."""
+rule path with no LLM configured. The tuner never crashes, never builds rejected code, finishes its budget.
+
+The LLM runs search the frozen softmax project of the loop's tests (tests/search/data/softmax/) and answer from
+a recording of the simulator (`replayed`, tests/conftest.py), one candidate at a time, with rewrites tagged by the
+test's name, so that a run asks for what was recorded: a build of any source the recorded run did not build (a
+rejected answer's, say) is a ReplayMiss that fails the test. The rule path runs the simulator on the packaged
+templates, which the rule catalog is written against."""
 
 from __future__ import annotations
 
 import json
 import re
-import uuid
 from pathlib import Path
 
 import optuna
@@ -16,12 +21,14 @@ from tuner.mutate.prompts import strip_line_labels
 from tuner.search.compile_cache import cache_root
 from tuner.search.loop import RunConfig, optimize
 from tuner.search.storage import open_storage, run_studies
+from tuner.space.spaces import PROJECT_ROOT
 from tuner.search.winners import export_trial
 
 from .llm_server import Compute, Hang, Huge, Reply, ScriptedServer, Status
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 TEMPLATE_BLOCK = re.compile(r"# Kernel template\n.*?```cpp\n(.*?)\n```", re.S)
+LOOP_PROJECT = PROJECT_ROOT / "tests" / "search" / "data" / "softmax"
 
 
 def template_of(body: dict) -> str:
@@ -41,7 +48,8 @@ def tagged(tag: str):
 
 def llm_config(tmp_path: Path, *, budget: int = 12, max_calls: int = 1, **extra) -> RunConfig:
     return RunConfig(op="softmax", shape=(16, 256), dtype="float16", budget=budget, runs_dir=tmp_path / "runs",
-                     seed=1, jobs=2, plateau=3, llm_max_calls=max_calls, llm_timeout_s=1.0, **extra)
+                     seed=1, jobs=1, plateau=3, llm_max_calls=max_calls, llm_timeout_s=1.0, project=LOOP_PROJECT,
+                     **extra)
 
 
 def records(config: RunConfig) -> list[dict]:
@@ -62,11 +70,11 @@ def built_sources_containing(text: str) -> list[Path]:
     return [p for p in (cache_root() / "builds").glob("*/kernel.cpp") if text in p.read_text(errors="replace")]
 
 
-def test_a_good_rewrite_becomes_a_measured_variant(tmp_path: Path, llm_env: ScriptedServer):
-    tag = uuid.uuid4().hex
+def test_a_good_rewrite_becomes_a_measured_variant(tmp_path: Path, llm_env: ScriptedServer, replayed):
+    tag = "good-rewrite"
     llm_env.push(answer(tagged(tag)))
     config = llm_config(tmp_path)
-    summary = optimize(config)
+    summary = optimize(config, backend=replayed())
     assert summary.trials == config.budget
     [record] = records(config)
     assert record["origin"] == "llm" and record["trigger"] == "plateau" and record["verdict"].startswith("accepted")
@@ -80,18 +88,18 @@ def test_a_good_rewrite_becomes_a_measured_variant(tmp_path: Path, llm_env: Scri
     assert (run_dir / "variants" / variant / "kernel.cpp.j2").read_text().startswith(f"// rewrite {tag}")
     assert (run_dir / record["files"]["prompt"]).read_text().count("# Kernel template") == 1
     storage, _ = open_storage(config.storage, config.runs_dir)
-    exported = export_trial(storage, config.run_name, tmp_path / "out", trial=f"{variant}:0",
-                            variants_dir=run_dir / "variants")
+    exported = export_trial(storage, config.run_name, tmp_path / "out", trial=f"{variant}:0", project=LOOP_PROJECT,
+                            variants_dir=run_dir / "variants", with_trace=False)
     assert f"// rewrite {tag}" in (exported / "kernel.cpp").read_text()
 
 
 def test_broken_code_goes_back_with_the_compiler_output_and_its_fix_is_accepted(tmp_path: Path,
-                                                                               llm_env: ScriptedServer):
+                                                                               llm_env: ScriptedServer, replayed):
     broken = "this line is not C++;\n"
     # first in the template: after a skeleton's extends, text outside its blocks is not rendered
     llm_env.push(answer(lambda t: broken + t), answer(lambda t: t.replace(broken, "")))
     config = llm_config(tmp_path, max_calls=2)
-    summary = optimize(config)
+    summary = optimize(config, backend=replayed())
     assert summary.trials == config.budget
     first, second = records(config)
     assert first["verdict"].startswith("rejected: compile_error") and first["round"] == 0
@@ -108,10 +116,10 @@ def test_broken_code_goes_back_with_the_compiler_output_and_its_fix_is_accepted(
     (Huge(5 * 2**20), "exceeds"),
 ])
 def test_answers_that_break_the_contract_or_the_screen_are_rejected_and_never_built(
-        tmp_path: Path, llm_env: ScriptedServer, reply, reason):
+        tmp_path: Path, llm_env: ScriptedServer, replayed, reply, reason):
     llm_env.push(reply)
     config = llm_config(tmp_path, repair_rounds=0)
-    summary = optimize(config)
+    summary = optimize(config, backend=replayed())
     assert summary.trials == config.budget
     [record] = records(config)
     assert record["verdict"].startswith("rejected:") and reason in record["verdict"], record["verdict"]
@@ -119,11 +127,10 @@ def test_answers_that_break_the_contract_or_the_screen_are_rejected_and_never_bu
     assert not built_sources_containing("<cstdlib>") and not built_sources_containing("int system(")
 
 
-def test_a_hung_endpoint_and_server_errors(tmp_path: Path, llm_env: ScriptedServer):
-    tag = uuid.uuid4().hex
-    llm_env.push(Hang(10), Hang(10), Hang(10), Status(500), Status(503), answer(tagged(tag)))
+def test_a_hung_endpoint_and_server_errors(tmp_path: Path, llm_env: ScriptedServer, replayed):
+    llm_env.push(Hang(10), Hang(10), Hang(10), Status(500), Status(503), answer(tagged("after-hangs")))
     config = llm_config(tmp_path, budget=16, max_calls=2, repair_rounds=0)
-    summary = optimize(config)
+    summary = optimize(config, backend=replayed())
     assert summary.trials == config.budget
     hung, recovered = records(config)
     assert hung["verdict"].startswith("rejected:") and "timed out" in hung["verdict"]

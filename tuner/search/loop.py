@@ -621,7 +621,7 @@ class Optimizer:
         if self.best_us() is None or self._summary().best is None:
             return
         export_trial(self.storage, self.run_name, self.best_dir, project=self.config.project,
-                     variants_dir=self.run_dir / "variants")
+                     variants_dir=self.run_dir / "variants", backend=self.backend)
         if self.backend.traces:
             self._attach_trace()
 
@@ -656,7 +656,7 @@ def make_optimizer(config: RunConfig, on_progress: Callable[[Progress], None] | 
     if backend is None:
         backend = make_backend(config.backend, config.soc, config.workers)
     mutators = make_mutators(config.rewrites, config.llm_model, config.no_llm, config.llm_max_calls,
-                             config.llm_timeout_s)
+                             config.llm_timeout_s, config.project)
     storage, url = open_storage(config.storage, config.runs_dir)
     return Optimizer(config, backend=backend, storage=storage, storage_url=url,
                      artifacts=artifact_store(config.runs_dir), mutators=mutators, on_progress=on_progress)

@@ -27,7 +27,15 @@ from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, Measurement, RunInputs
 from tuner.space.expr import ExpressionError, parse
 from tuner.space.render import TemplateError, check_template, render_text
-from tuner.space.spaces import REWRITE_FILE, SearchSpace, SpaceError, Variant, load_yaml, rewritten_variant
+from tuner.space.spaces import (
+    PROJECT_ROOT,
+    REWRITE_FILE,
+    SearchSpace,
+    SpaceError,
+    Variant,
+    load_yaml,
+    rewritten_variant,
+)
 
 RECORD_FILE = "mutations.jsonl"
 VERDICT_CHARS = 500
@@ -350,8 +358,9 @@ class Rewriter:
 
 
 def make_mutators(rewrites: bool, llm_model: str | None, no_llm: bool, llm_max_calls: int,
-                  llm_timeout_s: float = 60.0) -> list[Mutator]:
-    """The LLM when a model is named (and not forced off), else the rule catalog; nothing with rewrites off."""
+                  llm_timeout_s: float = 60.0, project: Path = PROJECT_ROOT) -> list[Mutator]:
+    """The LLM when a model is named (and not forced off), else the rule catalog over the search spaces of
+    `project` (the run's); nothing with rewrites off."""
     from tuner.mutate.llm import LlmMutator, settings_from  # the openai client loads only for a run that asks
     from tuner.mutate.rules import RuleMutator
 
@@ -360,7 +369,7 @@ def make_mutators(rewrites: bool, llm_model: str | None, no_llm: bool, llm_max_c
     settings = settings_from(llm_model, no_llm, llm_max_calls)
     if settings is not None:
         return [LlmMutator(replace(settings, timeout_s=llm_timeout_s))]
-    return [RuleMutator()]
+    return [RuleMutator(root=project)]
 
 
 def soc_limits(soc: Soc, context: Mapping[str, Any]) -> dict[str, Any]:

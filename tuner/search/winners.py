@@ -9,6 +9,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from tuner.backends import make_backend
 from tuner.backends.args import pack_tiling
+from tuner.backends.base import Backend
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.mutate.sandbox import ScreenedBackend
@@ -60,10 +61,12 @@ def _trial(storage: optuna.storages.BaseStorage, run: str, ref: str | None) -> t
 
 
 def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, trial: str | None = None,
-                 project: Path = PROJECT_ROOT, with_trace: bool = True, variants_dir: Path | None = None) -> Path:
+                 project: Path = PROJECT_ROOT, with_trace: bool = True, variants_dir: Path | None = None,
+                 backend: Backend | None = None) -> Path:
     """Re-render trial `trial` (default: the run's best) and export it to `dest`, with its simulated
-    timeline as `trace.json` when the run is on the simulator; a rewritten variant's template is read from
-    `variants_dir` (`runs/<run>/variants/`)."""
+    timeline as `trace.json` when the run is on the simulator (traced by `backend`, the run's own, else a
+    simulator of the run's SoC); a rewritten variant's template is read from `variants_dir`
+    (`runs/<run>/variants/`)."""
     info, frozen = _trial(storage, run, trial)
     attrs = info.attrs
     op, soc = get_operator(attrs["op"]).with_options(attrs.get("options", {})), get_soc(attrs["soc"])
@@ -91,15 +94,15 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
         run=run, study=info.name, trial=frozen.number, untrusted=untrusted)
     written = write_export(bundle, dest)
     if with_trace and attrs["backend"] == "sim":
-        _write_trace(written / "trace.json", op, shape, dtype, soc.name, space, source, point, untrusted=untrusted)
+        _write_trace(written / "trace.json", backend or make_backend("sim", soc.name), op, shape, dtype, space,
+                     source, point, untrusted=untrusted)
     return written
 
 
-def _write_trace(path: Path, op: Operator, shape: tuple[int, ...], dtype: str, soc: str, space: SearchSpace,
+def _write_trace(path: Path, backend: Backend, op: Operator, shape: tuple[int, ...], dtype: str, space: SearchSpace,
                  source: str, point: Point, *, untrusted: bool) -> None:
     """A Chrome-trace timeline of the kernel on input set 0 (Perfetto opens it): where each pipe of each block
     spends the launch; a kernel an LLM wrote runs in the sandbox, as it did in the search."""
-    backend = make_backend("sim", soc)
     if untrusted:
         backend = ScreenedBackend(backend, space.kernel, jailed=True)
     build = CompileCache(backend).build(source, space.kernel)

@@ -15,6 +15,7 @@ expression and the bound.
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -55,11 +56,8 @@ _BINARY = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
-_COMPARE = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-}
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
+_COMPARE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn)
+_UNARY = (ast.USub, ast.UAdd, ast.Not)
 _ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
             ast.IfExp, ast.And, ast.Or, ast.Tuple, ast.List, *_BINARY, *_COMPARE, *_UNARY)
 
@@ -112,8 +110,7 @@ def _product(left: Any, right: Any, text: str) -> Any:
     return left * right
 
 
-def _binary(node: ast.BinOp, left: Any, right: Any, text: str) -> Any:
-    kind = type(node.op)
+def _binary(kind: type[ast.operator], left: Any, right: Any, text: str) -> Any:
     if kind is ast.Pow:
         return _bounded(_power(left, right, text), text)
     if kind is ast.Mult:
@@ -140,7 +137,7 @@ def _check_shape(tree: ast.Expression, text: str) -> None:
 def _fold_constants(node: ast.AST, text: str) -> None:
     """Evaluate every constant subexpression (no names) under the bounds, so that one too big is refused now."""
     if isinstance(node, ast.expr) and not any(isinstance(n, ast.Name) for n in ast.walk(node)):
-        _bounded(_checked_eval(node, {}, text), text)
+        _bounded(_run(_Compiled(node, text), {}), text)
         return
     for child in ast.iter_child_nodes(node):
         _fold_constants(child, text)
@@ -165,57 +162,69 @@ def parse(text: str) -> ast.expr:
                 raise _fail(text, f"only calls to {', '.join(FUNCTIONS)} are allowed")
         elif not isinstance(node, _ALLOWED):
             raise _fail(text, f"{type(node).__name__} is not allowed in an expression")
+        elif isinstance(node, ast.Name) and node.id.startswith("__"):
+            raise _fail(text, f"the name '{node.id}' is not part of the language")
     _fold_constants(tree.body, text)
     return tree.body
 
 
-def _eval(node: ast.expr, names: Mapping[str, Any], text: str) -> Any:
-    if isinstance(node, ast.Constant):  # within the bounds: `parse` evaluated it
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id in names:
-            return names[node.id]
-        raise _fail(text, f"unknown name '{node.id}'")
-    if isinstance(node, ast.BinOp):
-        return _binary(node, _eval(node.left, names, text), _eval(node.right, names, text), text)
-    if isinstance(node, ast.UnaryOp):
-        return _UNARY[type(node.op)](_eval(node.operand, names, text))
-    if isinstance(node, ast.BoolOp):
-        is_and = isinstance(node.op, ast.And)
-        value: Any = is_and
-        for operand in node.values:
-            value = _eval(operand, names, text)
-            if bool(value) != is_and:
-                return value
-        return value
-    if isinstance(node, ast.Compare):
-        left = _eval(node.left, names, text)
-        for op, right_node in zip(node.ops, node.comparators, strict=True):
-            right = _eval(right_node, names, text)
-            if not _COMPARE[type(op)](left, right):
-                return False
-            left = right
-        return True
-    if isinstance(node, ast.IfExp):
-        return _eval(node.body if _eval(node.test, names, text) else node.orelse, names, text)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return tuple(_eval(e, names, text) for e in node.elts)
-    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    return _bounded(FUNCTIONS[node.func.id](*(_eval(a, names, text) for a in node.args)), text)
+class _Compiled:
+    """A validated expression as Python bytecode, evaluated natively: names, constants, comparisons, boolean logic,
+    conditionals and tuples as Python runs them, and every arithmetic operator and function call through a helper
+    that applies the language's bounds (and refuses `%` formatting). The helpers' names hold a ':', which no name
+    of an expression can, and the code sees no builtins, so it can reach nothing but its names and the helpers."""
+
+    def __init__(self, node: ast.expr, text: str) -> None:
+        self.text = text
+        self.scope: dict[str, Any] = {"__builtins__": {}}
+        tree = ast.Expression(self._lower(copy.deepcopy(node)))
+        self.code = compile(ast.fix_missing_locations(tree), "<expression>", "eval")
+
+    def _lower(self, node: ast.AST) -> ast.AST:
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                setattr(node, field, [self._lower(v) if isinstance(v, ast.AST) else v for v in value])
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self._lower(value))
+        if isinstance(node, ast.BinOp):
+            return ast.Call(self._helper(f"op:{type(node.op).__name__}", type(node.op)), [node.left, node.right], [])
+        if isinstance(node, ast.Call):
+            assert isinstance(node.func, ast.Name)
+            return ast.Call(self._helper(f"call:{node.func.id}", FUNCTIONS[node.func.id]), node.args, [])
+        if isinstance(node, ast.List):
+            return ast.Tuple(node.elts, ast.Load())
+        return node
+
+    def _helper(self, name: str, what: type[ast.operator] | Callable[..., Any]) -> ast.Name:
+        text = self.text
+        if name not in self.scope:
+            if isinstance(what, type):
+                self.scope[name] = lambda left, right: _binary(what, left, right, text)
+            else:
+                self.scope[name] = lambda *args: _bounded(what(*args), text)
+        return ast.Name(name, ast.Load())
 
 
-def _checked_eval(node: ast.expr, names: Mapping[str, Any], text: str) -> Any:
-    """`_eval`, with Python's own arithmetic, type and value errors as ExpressionErrors."""
+@lru_cache(maxsize=4096)
+def _compiled(text: str) -> _Compiled:
+    return _Compiled(parse(text), text)
+
+
+def _run(compiled: _Compiled, names: Mapping[str, Any]) -> Any:
+    """The compiled expression's value with `names` bound, with Python's own arithmetic, type and value errors and
+    an unknown name as ExpressionErrors."""
     try:
-        return _eval(node, names, text)
+        return eval(compiled.code, compiled.scope, names)  # noqa: S307 - validated, lowered, no builtins
     except ExpressionError:
         raise
+    except NameError as exc:
+        raise _fail(compiled.text, f"unknown name '{exc.name}'") from None
     except (ArithmeticError, TypeError, ValueError) as exc:
-        raise _fail(text, str(exc)) from None
+        raise _fail(compiled.text, str(exc)) from None
 
 
 def evaluate(expression: object, names: Mapping[str, Any]) -> Any:
     """Value of `expression` (a string to parse, or a plain literal) with `names` bound."""
     if not isinstance(expression, str):
         return expression
-    return _checked_eval(parse(expression), names, expression)
+    return _run(_compiled(expression), names)
