@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -23,7 +22,8 @@ from optuna.trial import TrialState
 
 from tuner.search.storage import open_storage, run_studies
 
-from .disks import damage, digest, fill, remount, tmpfs
+from .disks import damage, digest, remount, tmpfs
+from .run_trials import finished
 
 SMALL = ["--shape", "16x200", "--seed", "3"]
 
@@ -165,71 +165,6 @@ def test_export_any_trial_and_refuse_a_failed_one(cli_run):
     _one_line_error(tuner_here("export", data["run"], "x", "--trial", "split:9999", cwd=cwd), 2, "has no trial")
 
 
-def _trials(runs: Path, run: str) -> list[optuna.trial.FrozenTrial]:
-    storage, _ = open_storage(None, runs)
-    found = run_studies(storage, run).get(run, [])
-    return [t for i in found for t in optuna.load_study(study_name=i.name, storage=storage).trials]
-
-
-def _measured(trials) -> int:
-    return sum(1 for t in trials if t.user_attrs.get("measured") and t.state in (TrialState.COMPLETE,
-                                                                                 TrialState.PRUNED))
-
-
-def _start(cwd: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tuner.cli", "optimize", "softmax", *SMALL, *args], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-
-
-def _wait_for_trials(cwd: Path, run: str, count: int, proc: subprocess.Popen) -> None:
-    deadline = time.time() + 240
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            if _measured(_trials(cwd / "runs", run)) >= count and \
-                    any(t.state == TrialState.RUNNING for t in _trials(cwd / "runs", run)):
-                return
-        except Exception:  # the run's studies may not exist yet
-            pass
-        time.sleep(0.2)
-    raise AssertionError("the run did not get going")
-
-
-def test_kill_9_then_the_same_command_resumes_to_the_full_budget(tmp_path):
-    args = ("--budget", "12", "--run", "killed")
-    proc = _start(tmp_path, *args)
-    _wait_for_trials(tmp_path, "killed", 3, proc)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    before = _trials(tmp_path / "runs", "killed")
-    orphans = [t for t in before if t.state == TrialState.RUNNING]
-    assert orphans, "a trial should have been running when the worker was killed"
-    done = tuner("optimize", "softmax", *SMALL, *args, "--json", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    after = _trials(tmp_path / "runs", "killed")
-    assert not [t for t in after if t.state == TrialState.RUNNING]
-    assert _measured(after) == 12 == json.loads(done.stdout)["trials"]
-    finished_before = {(t.number, t.state) for t in before if t.state in (TrialState.COMPLETE, TrialState.PRUNED)}
-    assert finished_before <= {(t.number, t.state) for t in after}  # nothing lost
-    abandoned = [t for t in after if t.user_attrs.get("error_class") == "abandoned"]
-    assert {t.number for t in abandoned} >= {t.number for t in orphans if t.params}
-    assert all(t.state == TrialState.FAIL for t in abandoned)
-    retried = {t.user_attrs.get("retry_of") for t in after} - {None}
-    assert retried >= {t.number for t in orphans if t.params}
-
-
-def test_ctrl_c_prunes_running_trials_prints_the_summary_and_exits_130(tmp_path):
-    proc = _start(tmp_path, "--budget", "60", "--run", "interrupted", "--json")
-    _wait_for_trials(tmp_path, "interrupted", 2, proc)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and "interrupted" in err
-    assert json.loads(out)["run"] == "interrupted"
-    trials = _trials(tmp_path / "runs", "interrupted")
-    assert not [t for t in trials if t.state == TrialState.RUNNING]
-    assert [t for t in trials if t.user_attrs.get("error_class") == "interrupted" and t.state == TrialState.PRUNED]
-
-
 def test_dashboard_serves_runs_with_kernel_sources(cli_run):
     cwd, proc = cli_run
     with socket.socket() as s:
@@ -264,20 +199,11 @@ def test_dashboard_serves_runs_with_kernel_sources(cli_run):
         server.wait(timeout=30)
 
 
-def _finished(runs: Path, run: str) -> set[tuple[str, int, TrialState]]:
-    storage, _ = open_storage(None, runs)
-    found = run_studies(storage, run).get(run, [])
-    done = {(i.variant, t.number, t.state) for i in found
-            for t in optuna.load_study(study_name=i.name, storage=storage).trials if t.state.is_finished()}
-    storage.engine.dispose()
-    return done
-
-
 def test_a_damaged_database_is_one_line_and_left_untouched(cli_run, tmp_path):
     cwd, proc = cli_run
     run = json.loads(proc.stdout)["run"]
     shutil.copytree(cwd / "runs", tmp_path / "runs")
-    before = _finished(tmp_path / "runs", run)
+    before = finished(tmp_path / "runs", run)
     backup = tmp_path / "backup.db"
     shutil.copyfile(tmp_path / "runs" / "tuner.db", backup)
     damaged = damage(tmp_path / "runs" / "tuner.db")
@@ -285,13 +211,13 @@ def test_a_damaged_database_is_one_line_and_left_untouched(cli_run, tmp_path):
         _one_line_error(tuner_here(*args, cwd=tmp_path), 2, "runs/tuner.db is damaged", "nothing was written to it")
     assert digest(tmp_path / "runs" / "tuner.db") == damaged
     shutil.copyfile(backup, tmp_path / "runs" / "tuner.db")  # restored, the run is all there
-    assert _finished(tmp_path / "runs", run) == before
+    assert finished(tmp_path / "runs", run) == before
 
 
 def test_a_read_only_runs_directory_is_one_line_and_the_run_resumes_once_writable(cli_run, tmp_path):
     cwd, proc = cli_run
     run = json.loads(proc.stdout)["run"]
-    before = _finished(cwd / "runs", run)
+    before = finished(cwd / "runs", run)
     with tmpfs(tmp_path / "runs", "16m") as runs:
         shutil.copytree(cwd / "runs", runs, dirs_exist_ok=True)
         remount(runs, "ro")
@@ -300,66 +226,9 @@ def test_a_read_only_runs_directory_is_one_line_and_the_run_resumes_once_writabl
                 _one_line_error(tuner_here(*args, cwd=tmp_path), 2, "cannot write in runs (Read-only file system)")
         finally:
             remount(runs, "rw")
-        done = tuner("optimize", "softmax", *SMALL, "--budget", "10", "--json", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["trials"] == 10 and before <= _finished(runs, run)
-
-
-def test_a_disk_that_fills_during_the_search_ends_it_in_one_line_and_the_run_resumes(tmp_path):
-    args = ("--budget", "12", "--run", "full")
-    with tmpfs(tmp_path / "runs", "8m") as runs:
-        proc = _start(tmp_path, *args)
-        _wait_for_trials(tmp_path, "full", 2, proc)
-        filler = fill(runs)
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 1, err
-        assert "Traceback" not in err
-        last = err.strip().splitlines()[-1]
-        assert last.startswith("error: ") and ("database or disk is full" in last or "No space left" in last), err
-        filler.unlink()
-        before = _finished(runs, "full")
-        assert before
-        done = tuner("optimize", "softmax", *SMALL, *args, "--json", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["trials"] == 12 and before <= _finished(runs, "full")
-
-
-def test_ctrl_c_is_130_in_every_phase_even_where_the_shell_started_the_tuner_with_sigint_ignored(tmp_path):
-    args = ("--budget", "6", "--run", "ignored", "--json")
-    ignored = [sys.executable, "-c", "import signal, sys, runpy; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-               "sys.argv = ['tuner', *sys.argv[1:]]; runpy.run_module('tuner.cli', run_name='__main__')",
-               "optimize", "softmax", *SMALL, *args]
-    proc = subprocess.Popen(ignored, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    assert proc.stderr.readline().startswith("backend: sim")  # the inputs, references and studies come next
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and "interrupted" in err.strip().splitlines()[-1]
-    done = tuner("optimize", "softmax", *SMALL, *args, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["trials"] == 6
-
-
-SPIN = """#include "kernel_operator.h"
-extern "C" __global__ __aicore__ void spin(GM_ADDR x) {
-    volatile uint32_t n = 0;
-    while (true) { n = n + 1; }
-}
-"""
-
-
-def test_simulate_takes_ctrl_c_as_130_and_writes_nothing(tmp_path):
-    (tmp_path / "spin.cpp").write_text(SPIN)
-    proc = subprocess.Popen([sys.executable, "-m", "tuner.cli", "simulate", "spin.cpp", "--kernel", "spin",
-                             "--block-dim", "1", "--arg", "out=z.npy:float16:64", "--json", "r.json"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(3)  # building, or spinning until --timeout
-    assert proc.poll() is None
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.strip() == "error: interrupted", err
-    assert not (tmp_path / "z.npy").exists() and not (tmp_path / "r.json").exists()
+        done = tuner_here("optimize", "softmax", *SMALL, "--budget", "10", "--json", cwd=tmp_path)
+        assert done.exit_code == 0, done.stderr
+        assert json.loads(done.stdout)["trials"] == 10 and before <= finished(runs, run)
 
 
 @pytest.mark.parametrize(("arg", "fragments"), [

@@ -13,7 +13,7 @@ from optuna.trial import TrialState
 
 from tuner.search.storage import open_storage, run_studies
 
-BUDGET = 16
+BUDGET = 10
 COMMAND = [sys.executable, "-m", "tuner.cli", "optimize", "softmax", "--shape", "16x200", "--budget", str(BUDGET),
            "--run", "shared", "--no-rewrites", "--json"]
 
