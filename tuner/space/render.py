@@ -106,10 +106,33 @@ _OPTIONS = {"undefined": jinja2.StrictUndefined, "trim_blocks": True, "lstrip_bl
 
 def _environment(search_dir: Path | None = None) -> SandboxedEnvironment:
     """The sandbox; `{% import "_lib/x.j2" %}` finds the library's x.j2, and with `search_dir`,
-    `{% extends "x.j2" %}` finds x.j2 in that directory (and nowhere else)."""
+    `{% extends "x.j2" %}` finds x.j2 in that directory (and nowhere else). One environment serves every render
+    over the same files (the library's and the directory's, by content), so what it compiles once — the library's
+    skeletons and macros, a parent template — is not compiled again for the next render."""
+    return _environment_over(None if search_dir is None else str(search_dir), _files_digest(search_dir))
+
+
+def _files_digest(search_dir: Path | None) -> str:
+    """A hash of the kernel library and of every file directly in `search_dir`: what a render there can read."""
+    digest = hashlib.sha256(library_digest().encode())
+    for path in sorted(search_dir.iterdir()) if search_dir is not None else ():
+        if path.is_file():
+            digest.update(f"{path.name}\0{path.stat().st_size}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _environment_over(search_dir: str | None, files_digest: str) -> SandboxedEnvironment:
+    """The environment of `_environment`, made once per directory and content (`files_digest`)."""
     library = jinja2.PrefixLoader({LIBRARY_PREFIX: jinja2.FileSystemLoader(str(LIBRARY))})
-    loaders = [jinja2.FileSystemLoader(str(search_dir))] if search_dir is not None else []
+    loaders = [jinja2.FileSystemLoader(search_dir)] if search_dir is not None else []
     return SandboxedEnvironment(loader=jinja2.ChoiceLoader([*loaders, library]), **_OPTIONS)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(env: SandboxedEnvironment, text: str, name: str) -> jinja2.Template:
+    """Template `text`, called `name`, compiled in `env` once (a space's structures render one text many times)."""
+    return env.template_class.from_code(env, env.compile(text, name=name, filename=name), env.make_globals(None))
 
 
 def library_files() -> dict[str, str]:
@@ -527,10 +550,7 @@ def render_text(text: str, name: str, variables: Mapping[str, Any], search_dir: 
         raise TemplateError(f"{name}:{answer['line']}: template does not render: {answer['message']}")
     env = _environment(search_dir)
     try:
-        template = env.from_string(text)
-        template.filename = name
-        template.name = name
-        return template.render(**variables)
+        return _compiled(env, text, name).render(**variables)
     except Exception as exc:
         line, message = _failure(exc, name)
         raise TemplateError(f"{name}:{line}: template does not render: {message}") from None
