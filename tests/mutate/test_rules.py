@@ -1,13 +1,15 @@
-"""The rule catalog: every rule, on a deliberately plain fixture and on the real softmax templates, compiles,
-passes the operator's checks on every input set and lowers the modelled pipe times it claims; a rule that renders
-nothing the parent's space lacks is refused; the rewriter proposes only on a plateau, once per lineage."""
+"""The rule catalog: every rule, on each operator it is written for, on that operator's real template, renders a
+source the parent's space cannot, compiles, passes the operator's checks on every input set (float16, bfloat16 and
+float32 where the point is feasible) and lowers the modelled time and the pipe times it claims; the softmax rules
+do the same on deliberately plain fixtures; a rule that renders nothing the parent's space lacks is refused; the
+rewriter proposes only on a plateau, once per operator, variant and lineage."""
 
 from __future__ import annotations
 
 import itertools
 import re
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,135 +36,201 @@ from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, RunInputs, kernel_args
 from tuner.space.expr import evaluate, parse
 from tuner.space.render import render_kernel
-from tuner.space.spaces import Variant, load_space, run_context
+from tuner.space.spaces import Constraint, SearchSpace, Variant, load_space, run_context
 
 SOC = "Ascend910B2"
+DTYPES = ("float16", "bfloat16", "float32")
 FIXTURES = Path(__file__).parent / "fixtures"
 PLAIN = {"rows": FIXTURES / "softmax_plain.cpp.j2", "split": FIXTURES / "softmax_plain_split.cpp.j2"}
 # the structural knobs the fixtures hard-code (a rule's child template reads them)
 PLAIN_KNOBS = {"buffer_num": 1, "copy": "data_copy_pad", "spread": "contiguous", "sync": "queue", "compute": "fp32",
                "reduce": "api"}
 RULES = {rule.name: rule for rule in load_catalog()}
-SPACE = load_space("softmax")
+SOFTMAX = load_space("softmax")
 
-# per rule: shape, dtype and the fixture's tiling knobs
+
+@dataclass(frozen=True)
+class Case:
+    """A point of an operator's variant: shape, dtype, knobs and the operator's options."""
+
+    variant: str
+    shape: tuple[int, ...]
+    dtype: str
+    knobs: dict[str, Any]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+# per softmax rule: shape, dtype and the fixture's tiling knobs
 FIXTURE_CASES: dict[str, tuple[tuple[int, ...], str, dict[str, Any]]] = {
     "whole-reduce-rows": ((640, 64), "float16", {"block_dim": 40, "rows_per_tile": 16}),
     "fold-norm-into-exp": ((40, 10000), "float16", {"block_dim": 40, "tile_cols": 2048}),
     "accumulate-reduce": ((160, 2000), "float16", {"block_dim": 40, "rows_per_tile": 2}),
 }
-# per rule: a case on the real template, with knobs away from the fixture's
-REAL_CASES: dict[str, tuple[tuple[int, ...], str, dict[str, Any]]] = {
-    "whole-reduce-rows": ((1000, 200), "bfloat16", {
+FOUR_K_ROWS = {"block_dim": 40, "rows_per_tile": 1, "buffer_num": 2, "copy": "data_copy", "sync": "queue",
+               "compute": "fp32"}
+FLAT_4K_TILES = {"block_dim": 40, "tile_len": 4096, "buffer_num": 2, "copy": "data_copy", "sync": "queue"}
+EIGHT_ROWS = {"block_dim": 32, "rows_per_tile": 8, "buffer_num": 2, "copy": "data_copy", "sync": "queue",
+              "compute": "fp32"}
+# per (rule, operator): a point of the operator's real template where the rule applies, away from the fixtures'
+REAL_CASES: dict[tuple[str, str], Case] = {
+    ("whole-reduce-rows", "softmax"): Case("rows", (1000, 200), "bfloat16", {
         "block_dim": 40, "rows_per_tile": 16, "buffer_num": 3, "copy": "data_copy_pad", "spread": "interleaved",
         "sync": "queue", "compute": "fp32", "reduce": "tree"}),
-    "fold-norm-into-exp": ((64, 5000), "float16", {
+    ("fold-norm-into-exp", "softmax"): Case("split", (64, 5000), "float16", {
         "block_dim": 40, "tile_cols": 1024, "buffer_num": 3, "copy": "data_copy_pad", "spread": "contiguous",
         "sync": "flags", "compute": "fp32", "reduce": "tree"}),
-    "accumulate-reduce": ((96, 4096), "float16", {  # the bench's best knobs for 4096x4096 float16
+    ("accumulate-reduce", "softmax"): Case("rows", (96, 4096), "float16", {  # the bench's best knobs for 4096x4096
         "block_dim": 48, "rows_per_tile": 2, "buffer_num": 3, "copy": "data_copy", "spread": "interleaved",
         "sync": "queue", "compute": "native", "reduce": "tree"}),
+    ("accumulate-reduce", "rmsnorm"): Case("rows", (64, 4096), "float16", FOUR_K_ROWS),
+    ("accumulate-reduce", "layernorm"): Case("rows", (64, 4096), "float16", {**FOUR_K_ROWS, "reduce": "whole"}),
+    ("accumulate-reduce", "add_rmsnorm"): Case("rows", (64, 4096), "float16", FOUR_K_ROWS),
+    ("accumulate-reduce", "reduce_sum"): Case("rows", (64, 4096), "float16", {
+        **FOUR_K_ROWS, "rows_per_tile": 2, "reduce": "api"}),
+    ("reciprocal-gate", "silu"): Case("fp32", (64, 4096), "float16", {**FLAT_4K_TILES, "compute": "fp32"}),
+    ("reciprocal-gate", "gelu"): Case("contiguous", (64, 4096), "float16", {**FLAT_4K_TILES, "spread": "contiguous"},
+                                      {"approximate": "tanh"}),
+    ("reciprocal-gate", "swiglu"): Case("rows", (64, 4096), "float16", {**FOUR_K_ROWS, "block_dim": 32,
+                                                                       "rows_per_tile": 2}),
+    ("tile-casts", "rmsnorm"): Case("rows", (256, 512), "float16", EIGHT_ROWS),
+    ("tile-casts", "layernorm"): Case("rows", (256, 512), "float16", {**EIGHT_ROWS, "reduce": "whole"}),
 }
 
 
-def _context(shape: tuple[int, ...], dtype: str) -> dict[str, Any]:
-    return run_context(get_operator("softmax"), shape, dtype, get_soc(SOC))
+def _context(op: str, case: Case, dtype: str | None = None) -> dict[str, Any]:
+    operator = get_operator(op).with_options(case.options)
+    return run_context(operator, case.shape, dtype or case.dtype, get_soc(SOC))
 
 
-def _child_variant(rule_template: str, parent: Path, variant: str, directory: Path) -> Variant:
-    """The rows or split variant with the rule's child template over `parent`, as the engine lays it out."""
-    shutil.copyfile(parent, directory / PARENT_NAME)
-    (directory / "kernel.cpp.j2").write_text(rule_template)
-    return replace(SPACE.variant(variant), template=directory / "kernel.cpp.j2")
+def _child_variant(rule: str, parent: Variant, directory: Path, parent_template: Path | None = None) -> Variant:
+    """The parent variant with the rule's child template over `parent_template` (the parent's own by default) and
+    the rule's constraints, laid out as the engine lays it out."""
+    shutil.copyfile(parent_template or parent.template, directory / PARENT_NAME)
+    (directory / "kernel.cpp.j2").write_text(RULES[rule].template)
+    added = tuple(Constraint(c["expr"], c["why"]) for c in RULES[rule].constraints)
+    return replace(parent, template=directory / "kernel.cpp.j2", constraints=parent.constraints + added)
 
 
-def _measure(variant: Variant, shape: tuple[int, ...], dtype: str, knobs: dict[str, Any]) -> dict[str, float]:
-    """Evaluate a point as the tuner does (checked on every input set), then the slowest block's pipe times."""
-    op = get_operator("softmax")
-    context = _context(shape, dtype)
+def _evaluator(op: str, space: SearchSpace, variant: Variant, case: Case, dtype: str) -> Evaluator:
+    operator = get_operator(op).with_options(case.options)
     backend = SimBackend(SOC)
-    evaluator = Evaluator(SPACE, variant, backend, CompileCache(backend), RunInputs(op, shape, dtype), context)
-    outcome = evaluator.evaluate(knobs)
+    return Evaluator(space, variant, backend, CompileCache(backend), RunInputs(operator, case.shape, dtype),
+                     _context(op, case, dtype))
+
+
+def _measure(op: str, space: SearchSpace, variant: Variant, case: Case) -> dict[str, float]:
+    """Evaluate the case's point as the tuner does (checked on every input set), then its modelled time and the
+    slowest block's pipe times."""
+    evaluator = _evaluator(op, space, variant, case, case.dtype)
+    outcome = evaluator.evaluate(case.knobs)
     assert outcome.ok, outcome.detail
     assert outcome.attrs["verified_sets"] == 3
-    build = evaluator.cache.build(outcome.source, SPACE.kernel)
-    point = variant.evaluate(knobs, context)
-    args = kernel_args(SPACE, evaluator.inputs.arrays[0], evaluator.inputs.output_shapes, dtype,
+    build = evaluator.cache.build(outcome.source, space.kernel)
+    point = variant.evaluate(case.knobs, evaluator.context)
+    args = kernel_args(space, evaluator.inputs.arrays[0], evaluator.inputs.output_shapes, case.dtype,
                        pack_tiling(point.tiling))
-    report = backend.profile(build.artifact, args, point.block_dim).report
-    slowest = max(report["blocks"], key=lambda b: b["aiv_time_us"])
-    return {pipe: slowest[f"aiv_{pipe}_time_us"] for pipe in PIPES}
+    profile = SimBackend(SOC).profile(build.artifact, args, point.block_dim)
+    slowest = max(profile.report["blocks"], key=lambda b: b["aiv_time_us"])
+    return {"time": profile.time_us} | {pipe: slowest[f"aiv_{pipe}_time_us"] for pipe in PIPES}
 
 
 def test_catalog_rules_are_well_formed():
-    assert len(RULES) >= 3
+    assert len(RULES) >= 5
+    assert len({op for rule in RULES.values() for op in rule.ops}) >= 7  # the softmax, norm and elementwise families
     for rule in RULES.values():
-        assert rule.op == "softmax" and rule.triggers == ("plateau",) and rule.expected
+        assert rule.triggers == ("plateau",) and "simulated, Ascend910B2 model" in rule.expected
         assert rule.improves and set(rule.improves) <= set(PIPES)
-        for name in rule.variants:
-            assert blocks_of(rule.template) <= blocks_of(SPACE.variant(name).template.read_text())
+        for op, name in rule.targets:
+            assert blocks_of(rule.template) <= blocks_of(load_space(op).variant(name).template.read_text())
         for constraint in rule.constraints:
             parse(constraint["expr"])
             assert constraint["why"]
 
 
+def test_every_operator_a_rule_names_has_a_real_case():
+    assert set(REAL_CASES) == {(rule.name, op) for rule in RULES.values() for op in rule.ops}
+    for (name, op), case in REAL_CASES.items():
+        assert RULES[name].applies_to(op, case.variant)
+
+
 @pytest.mark.parametrize("name", sorted(FIXTURE_CASES))
-def test_each_rule_on_the_plain_fixture_is_correct_and_has_its_claimed_effect(tmp_path: Path, name: str):
+def test_each_softmax_rule_on_the_plain_fixture_is_correct_and_has_its_claimed_effect(tmp_path: Path, name: str):
     rule = RULES[name]
-    variant_name = rule.variants[0]
+    variant_name = rule.ops["softmax"][0]
     shape, dtype, tiling = FIXTURE_CASES[name]
-    knobs = {**tiling, **PLAIN_KNOBS}
-    plain = replace(SPACE.variant(variant_name), template=PLAIN[variant_name])
-    names = plain.evaluate(knobs, _context(shape, dtype)).names
-    assert evaluate(rule.applies_when, names)
-    before = _measure(plain, shape, dtype, knobs)
-    after = _measure(_child_variant(rule.template, PLAIN[variant_name], variant_name, tmp_path), shape, dtype, knobs)
+    case = Case(variant_name, shape, dtype, {**tiling, **PLAIN_KNOBS})
+    plain = replace(SOFTMAX.variant(variant_name), template=PLAIN[variant_name])
+    assert evaluate(rule.applies_when, plain.evaluate(case.knobs, _context("softmax", case)).names)
+    before = _measure("softmax", SOFTMAX, plain, case)
+    after = _measure("softmax", SOFTMAX, _child_variant(name, plain, tmp_path, PLAIN[variant_name]), case)
     for pipe in rule.improves:
         assert after[pipe] < before[pipe], (pipe, before, after)
 
 
-@pytest.mark.parametrize("name", sorted(REAL_CASES))
-def test_each_rule_on_its_real_template_is_new_correct_and_has_its_claimed_effect(tmp_path: Path, name: str):
-    rule = RULES[name]
-    variant = SPACE.variant(rule.variants[0])
-    shape, dtype, knobs = REAL_CASES[name]
-    context = _context(shape, dtype)
-    assert evaluate(rule.applies_when, variant.evaluate(knobs, context).names)
-    assert differs_from_space(rule.template, variant.template, variant, context, kernel=SPACE.kernel,
-                              struct=SPACE.tiling_struct, knobs=knobs)
-    before = _measure(variant, shape, dtype, knobs)
-    after = _measure(_child_variant(rule.template, variant.template, variant.name, tmp_path), shape, dtype, knobs)
-    for pipe in rule.improves:
+@pytest.mark.parametrize(("name", "op"), sorted(REAL_CASES), ids=[f"{n}:{o}" for n, o in sorted(REAL_CASES)])
+def test_each_rule_on_its_real_template_is_new_correct_and_has_its_claimed_effect(tmp_path: Path, name: str, op: str):
+    rule, case = RULES[name], REAL_CASES[(name, op)]
+    space = load_space(op)
+    variant = space.variant(case.variant)
+    context = _context(op, case)
+    assert evaluate(rule.applies_when, variant.evaluate(case.knobs, context).names)
+    assert differs_from_space(rule.template, variant.template, variant, context, kernel=space.kernel,
+                              struct=space.tiling_struct, knobs=case.knobs,
+                              options=get_operator(op).with_options(case.options).opts)
+    child = _child_variant(name, variant, tmp_path)
+    before = _measure(op, space, variant, case)
+    after = _measure(op, space, child, case)
+    for pipe in ("time", *rule.improves):
         assert after[pipe] < before[pipe], (pipe, before, after)
-    if name == "accumulate-reduce":  # against the tree it also saves calls and barriers
+    if (name, op) == ("accumulate-reduce", "softmax"):  # against the tree it also saves calls and barriers
         assert after["scalar"] < before["scalar"]
+    for dtype in DTYPES:  # correct for every dtype the point is feasible for (the case's own is checked above)
+        if dtype != case.dtype and child.evaluate(case.knobs, _context(op, case, dtype)).feasible:
+            outcome = _evaluator(op, space, child, case, dtype).evaluate(case.knobs)
+            assert outcome.ok and outcome.attrs["verified_sets"] == 3, (dtype, outcome.detail)
 
 
 def _unblocked(template: str, names: set[str] | None = None) -> str:
     """The template without the markers of its blocks `names` (all when None): what it was before the rules
     named those regions."""
     if names is None:
-        return re.sub(r"^\{% (?:block \w+|endblock) %\}\n", "", template, flags=re.M)
+        return re.sub(r"^\{% (?:block \w+(?: scoped)?|endblock) %\}\n", "", template, flags=re.M)
     pattern = "|".join(map(re.escape, sorted(names)))
-    marked = r"^\{% block (" + pattern + r") %\}\n((?:.*\n)*?)\{% endblock %\}\n"
+    marked = r"^\{% block (" + pattern + r")(?: scoped)? %\}\n((?:.*\n)*?)\{% endblock %\}\n"
     return re.sub(marked, r"\2", template, flags=re.M)
 
 
-@pytest.mark.parametrize("variant_name", ["rows", "split"])
-def test_block_markers_leave_the_rendered_sources_unchanged(tmp_path: Path, variant_name: str):
-    """The blocks the catalog's rules override are markers only: the variant's template (which itself fills the
-    kernel library's skeleton blocks) renders the same without them."""
-    variant = SPACE.variant(variant_name)
-    ruled = set().union(*(blocks_of(r.template) for r in RULES.values() if variant_name in r.variants))
+def _marker_blocks(op: str, variant: str) -> set[str]:
+    """The blocks the catalog's rules override that the operator's own template declares (not its skeleton's)."""
+    text = load_space(op).variant(variant).template.read_text()
+    declared = set(re.findall(r"\{% block (\w+)", text))
+    skeleton = set().union(*(blocks_of("{% extends " + name + " %}")
+                             for name in re.findall(r'\{% extends ("_lib/\w+\.j2") %\}', text)))
+    ruled = set().union(*(blocks_of(r.template) for r in RULES.values() if r.applies_to(op, variant)))
+    return ruled & declared - skeleton
+
+
+MARKED = [("softmax", "rows"), ("softmax", "split"), ("silu", "fp32"), ("gelu", "contiguous")]
+
+
+@pytest.mark.parametrize(("op", "variant_name"), MARKED, ids=[f"{o}:{v}" for o, v in MARKED])
+def test_block_markers_leave_the_rendered_sources_unchanged(tmp_path: Path, op: str, variant_name: str):
+    """The blocks of its own that an operator's template declares for the rules are markers only: the template
+    (which itself fills the kernel library's skeleton blocks) renders the same without them."""
+    space = load_space(op)
+    variant = space.variant(variant_name)
+    ruled = _marker_blocks(op, variant_name)
     bare = tmp_path / "bare.cpp.j2"
     bare.write_text(_unblocked(variant.template.read_text(), ruled))
     assert ruled and not blocks_of(bare.read_text()) & ruled
     knobs = [k for k in variant.knobs if k.structural]
-    combos = list(itertools.product(("float16", "float32", "bfloat16"), *(k.choices for k in knobs)))
-    for dtype, *values in combos[::5]:  # every 5th of the dtype x structural combinations
+    options = [{}, {"approximate": "tanh"}] if op == "gelu" else [{}]
+    combos = list(itertools.product(DTYPES, options, *(k.choices for k in knobs)))
+    for dtype, opts, *values in combos[::5]:  # every 5th of the dtype x options x structural combinations
         structural = dict(zip([k.name for k in knobs], values, strict=True))
-        kw = dict(kernel=SPACE.kernel, dtype=dtype, struct=SPACE.tiling_struct,
-                  tiling_fields=[n for n, _ in variant.tiling], structural=structural)
+        kw = dict(kernel=space.kernel, dtype=dtype, struct=space.tiling_struct,
+                  tiling_fields=[n for n, _ in variant.tiling], structural=structural,
+                  options=get_operator(op).with_options(opts).opts, trusted=True)
         assert render_kernel(variant.template, **kw) == render_kernel(bare, **kw)
 
 
@@ -179,38 +247,42 @@ UNRENDERED = """{% extends "parent.cpp.j2" %}
         pipe.InitBuffer(castBuf, 2 * rowsPerTile * rowStride * sizeof(float));
 {% endblock %}
 """
+# unaligned rows (DataCopyPad only) on one core: few structural combinations to render
+SMALL = (8, 250)
 
 
 def test_a_rule_that_renders_only_sources_the_space_has_is_refused(tmp_path: Path):
-    rows = SPACE.variant("rows")
-    kw = dict(kernel=SPACE.kernel, struct=SPACE.tiling_struct)
+    rows = SOFTMAX.variant("rows")
+    kw = dict(kernel=SOFTMAX.kernel, struct=SOFTMAX.tiling_struct)
+    float16, float32 = (run_context(get_operator("softmax"), SMALL, dtype, get_soc(SOC)) for dtype in DTYPES[::2])
     assert tokens("a(b, c); // x\n") == tokens("a( b,\n  c) ;/* y */")
-    assert not differs_from_space(NO_OP, rows.template, rows, _context((64, 256), "float16"), **kw)
+    assert not differs_from_space(NO_OP, rows.template, rows, float16, **kw)
     # the cast buffer exists only for 16-bit data: for float32 the rewrite changes no source the space can render
-    assert not differs_from_space(UNRENDERED, rows.template, rows, _context((64, 256), "float32"), **kw)
-    assert differs_from_space(UNRENDERED, rows.template, rows, _context((64, 256), "float16"), **kw)
+    assert not differs_from_space(UNRENDERED, rows.template, rows, float32, **kw)
+    assert differs_from_space(UNRENDERED, rows.template, rows, float16, **kw)
     (tmp_path / "no-op.cpp.j2").write_text(NO_OP)
     catalog = tmp_path / "catalog.yaml"
     catalog.write_text(yaml.safe_dump({"rules": [{
-        "name": "no-op", "op": "softmax", "variants": ["rows"], "triggers": ["plateau"], "applies_when": "True",
+        "name": "no-op", "ops": {"softmax": ["rows"]}, "triggers": ["plateau"], "applies_when": "True",
         "expected": "nothing", "improves": ["vec"], "file": "no-op.cpp.j2"}]}))
-    proposals = RuleMutator(catalog).propose(_mutation("rows", (64, 256), REAL_CASES["whole-reduce-rows"][2]))
+    knobs = {**REAL_CASES[("whole-reduce-rows", "softmax")].knobs, "block_dim": 1, "rows_per_tile": 8}
+    proposals = RuleMutator(catalog).propose(_mutation("softmax", "rows", SMALL, knobs))
     assert [(p.name, p.template, p.rejected) for p in proposals] == [
         ("no-op", None, "renders no source the parent's search space lacks")]
 
 
-def _mutation(variant: str, shape: tuple[int, ...], knobs: dict[str, Any], trigger: str = "plateau",
-              template: str | None = None) -> MutationContext:
-    base = SPACE.variant(variant.split("+")[0])
-    return MutationContext(trigger=trigger, op="softmax", shape=shape, dtype="float16", soc=SOC, variant=variant,
+def _mutation(op: str, variant: str, shape: tuple[int, ...], knobs: dict[str, Any], trigger: str = "plateau",
+              template: str | None = None, dtype: str = "float16") -> MutationContext:
+    base = load_space(op).variant(variant.split("+")[0])
+    return MutationContext(trigger=trigger, op=op, shape=shape, dtype=dtype, soc=SOC, variant=variant,
                            template=template if template is not None else base.template.read_text(),
-                           template_name=f"softmax/{base.name}/kernel.cpp.j2", knobs=knobs, knob_space={})
+                           template_name=f"{op}/{base.name}/kernel.cpp.j2", knobs=knobs, knob_space={})
 
 
 def test_the_rewriter_proposes_applicable_rules_on_a_plateau_once_per_lineage():
     mutator = RuleMutator()
-    short = {**REAL_CASES["whole-reduce-rows"][2]}
-    proposals = mutator.propose(_mutation("rows", (1000, 64), short))
+    short = {**REAL_CASES[("whole-reduce-rows", "softmax")].knobs}
+    proposals = mutator.propose(_mutation("softmax", "rows", (1000, 64), short))
     assert [p.name for p in proposals] == ["whole-reduce-rows"]
     proposal = proposals[0]
     rule = RULES["whole-reduce-rows"]
@@ -218,17 +290,30 @@ def test_the_rewriter_proposes_applicable_rules_on_a_plateau_once_per_lineage():
     assert proposal.template == rule.template and proposal.template.startswith(EXTENDS)
     assert rule.applies_when in proposal.rationale and rule.expected in proposal.rationale
     assert yaml.safe_load(proposal.knobs_yaml)["constraints"] == [dict(c) for c in rule.constraints]
-    long = REAL_CASES["accumulate-reduce"][2]
-    assert [p.name for p in mutator.propose(_mutation("rows", (4096, 4096), long))] == ["accumulate-reduce"]
-    assert mutator.propose(_mutation("rows", (4096, 4096), long)) == []  # the next plateau: once per parent
-    assert mutator.propose(_mutation("rows+llm-1+accumulate-reduce-2", (4096, 4096), long)) == []
-    assert mutator.propose(_mutation("rows", (4096, 4096), long, trigger="compile_error")) == []
-    child = mutator.propose(_mutation("rows+accumulate-reduce", (1000, 64), short, template=rule.template))
+    long = REAL_CASES[("accumulate-reduce", "softmax")].knobs
+    assert [p.name for p in mutator.propose(_mutation("softmax", "rows", (4096, 4096), long))] == ["accumulate-reduce"]
+    assert mutator.propose(_mutation("softmax", "rows", (4096, 4096), long)) == []  # the next plateau: once per parent
+    # the same rule, written against the rows skeleton's row_sum, for another operator's variant of the same name
+    norm = {**FOUR_K_ROWS, "rows_per_tile": 2}
+    proposed = mutator.propose(_mutation("rmsnorm", "rows", (64, 2048), norm))
+    assert [p.name for p in proposed] == ["accumulate-reduce", "tile-casts"]
+    assert all(p.rejected is None and p.template == RULES[p.name].template for p in proposed)
+    again = mutator.propose(_mutation("rmsnorm", "rows+accumulate-reduce-2", (64, 2048), norm))
+    assert [p.name for p in again] == ["tile-casts"]  # its lineage holds accumulate-reduce
+    # a variant the rule is not written for, though its skeleton (split.j2) has row_sum too
+    split = {"block_dim": 40, "tile_cols": 2048, "buffer_num": 2, "copy": "data_copy", "sync": "queue",
+             "compute": "fp32"}
+    assert mutator.propose(_mutation("rmsnorm", "split", (64, 8192), split)) == []
+    gate = REAL_CASES[("reciprocal-gate", "swiglu")]
+    assert [p.name for p in mutator.propose(_mutation("swiglu", "rows", gate.shape, gate.knobs))] == ["reciprocal-gate"]
+    assert mutator.propose(_mutation("softmax", "rows+llm-1+accumulate-reduce-2", (4096, 4096), long)) == []
+    assert mutator.propose(_mutation("softmax", "rows", (4096, 4096), long, trigger="compile_error")) == []
+    child = mutator.propose(_mutation("softmax", "rows+accumulate-reduce", (1000, 64), short, template=rule.template))
     assert child == []  # a rule-made variant is a child template: no second rule is stacked on it
-    rows = SPACE.variant("rows").template.read_text()
-    assert mutator.propose(_mutation("rows+llm-1", (1000, 64), short, template=_unblocked(rows))) == []
+    rows = SOFTMAX.variant("rows").template.read_text()
+    assert mutator.propose(_mutation("softmax", "rows+llm-1", (1000, 64), short, template=_unblocked(rows))) == []
     # a rewrite's template with a knob of its own
     own_knob = rows.replace("{% block members %}\n", "{% block members %}\n    // {{ unroll }}\n", 1)
     assert own_knob != rows
-    assert mutator.propose(_mutation("rows+llm-1", (1000, 64), short, template=own_knob)) == []
+    assert mutator.propose(_mutation("softmax", "rows+llm-1", (1000, 64), short, template=own_knob)) == []
     assert in_lineage("fold", "split+fold-3") and not in_lineage("fold", "split+fold-norm-into-exp")

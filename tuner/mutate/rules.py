@@ -1,5 +1,7 @@
 """The rule-based rewriter used when no LLM is configured: a catalog of structural rewrites, each a Jinja child
-template that overrides named {% block %}s of a variant's template, proposed when the search stalls.
+template that overrides named {% block %}s of a variant's template (the kernel library's standard blocks, which a
+skeleton gives every template on it, or an operator's own), written for the operators and variants it names, and
+proposed when the search stalls.
 
 A rule counts only if it renders a source the parent's search space cannot already produce. Exactly: let S be
 the parent variant's structural knob combinations that are feasible in the run's context (at least one point
@@ -30,7 +32,7 @@ from tuner.errors import UsageError
 from tuner.mutate.base import MutationContext, Mutator, Proposal
 from tuner.ops import get_operator
 from tuner.space.expr import evaluate, parse
-from tuner.space.render import TemplateError, render_kernel
+from tuner.space.render import TemplateError, library_files, render_kernel
 from tuner.space.spaces import PROJECT_ROOT, Variant, load_space, run_context
 
 CATALOG = Path(__file__).resolve().parent / "rules" / "catalog.yaml"
@@ -45,11 +47,11 @@ class CatalogError(UsageError):
 
 @dataclass(frozen=True)
 class Rule:
-    """One catalog entry: where the rewrite applies, what it is expected to improve, and its child template."""
+    """One catalog entry: the operators and variants it applies to, when, what it is expected to improve, and its
+    child template."""
 
     name: str
-    op: str
-    variants: tuple[str, ...]
+    ops: Mapping[str, tuple[str, ...]]  # operator -> the variants of it whose templates the rule is written for
     triggers: tuple[str, ...]
     applies_when: str
     expected: str
@@ -65,6 +67,15 @@ class Rule:
     def rationale(self) -> str:
         return f"applies when {self.applies_when}; expected: {self.expected}"
 
+    @property
+    def targets(self) -> list[tuple[str, str]]:
+        """Every (operator, variant) the rule is written for."""
+        return [(op, variant) for op, variants in self.ops.items() for variant in variants]
+
+    def applies_to(self, op: str, variant: str) -> bool:
+        """Whether the rule is written for this operator's variant (a packaged variant's name, no lineage)."""
+        return variant in self.ops.get(op, ())
+
     def knobs_yaml(self) -> str | None:
         """The constraints the rule-made variant adds to its parent's space, as the Proposal carries them."""
         return yaml.safe_dump({"constraints": [dict(c) for c in self.constraints]}) if self.constraints else None
@@ -76,11 +87,11 @@ def load_catalog(path: Path = CATALOG) -> list[Rule]:
     rules = []
     for entry in raw["rules"]:
         try:
-            rule = Rule(name=entry["name"], op=entry["op"], variants=tuple(entry["variants"]),
+            rule = Rule(name=entry["name"], ops={op: tuple(variants) for op, variants in entry["ops"].items()},
                         triggers=tuple(entry["triggers"]), applies_when=entry["applies_when"],
                         expected=entry["expected"], improves=tuple(entry["improves"]),
                         file=path.parent / entry["file"], constraints=tuple(entry.get("constraints") or ()))
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, AttributeError) as exc:
             raise CatalogError(f"{path}: rule {entry.get('name', '?')!r} lacks or misspells a field ({exc})") from None
         for expr in (rule.applies_when, *(c["expr"] for c in rule.constraints)):
             parse(expr)
@@ -91,11 +102,19 @@ def load_catalog(path: Path = CATALOG) -> list[Rule]:
 
 
 def blocks_of(template: str) -> set[str]:
-    """Names of the {% block %}s a template defines (none when it does not parse)."""
+    """Names of the {% block %}s a template defines, with those of the kernel library's skeleton it extends (its
+    standard blocks: row_sum, compute, ...); none when it does not parse."""
     try:
-        return {block.name for block in jinja2.Environment().parse(template).find_all(nodes.Block)}
+        tree = jinja2.Environment().parse(template)
     except jinja2.TemplateSyntaxError:
         return set()
+    names = {block.name for block in tree.find_all(nodes.Block)}
+    library = library_files()
+    for extends in tree.find_all(nodes.Extends):
+        parent = extends.template.value if isinstance(extends.template, nodes.Const) else None
+        if isinstance(parent, str) and parent in library:
+            names |= blocks_of(library[parent])
+    return names
 
 
 def in_lineage(rule: str, variant: str) -> bool:
@@ -182,17 +201,18 @@ class RuleMutator(Mutator):
     def __init__(self, catalog: Path = CATALOG, root: Path = PROJECT_ROOT) -> None:
         self.rules = load_catalog(catalog)
         self.root = root
-        self.asked: set[tuple[str, str]] = set()  # (parent variant, rule) already proposed in this run
+        self.asked: set[tuple[str, str, str]] = set()  # (op, parent variant, rule) already proposed
 
     def applicable(self, context: MutationContext, names: Mapping[str, Any]) -> list[Rule]:
-        """The rules for this op, variant and trigger that its lineage lacks and that were not proposed for it
-        before, whose blocks the parent defines and whose condition holds for the candidate's `names` (run
-        context, knobs, derived values)."""
+        """The rules written for this op's variant and this trigger that its lineage lacks and that were not
+        proposed for it before, whose blocks the parent defines (itself or through its skeleton) and whose
+        condition holds for the candidate's `names` (run context, knobs, derived values)."""
         base = context.variant.split("+")[0]
         defined = blocks_of(context.template)
         return [rule for rule in self.rules
-                if rule.op == context.op and base in rule.variants and context.trigger in rule.triggers
-                and not in_lineage(rule.name, context.variant) and (context.variant, rule.name) not in self.asked
+                if rule.applies_to(context.op, base) and context.trigger in rule.triggers
+                and not in_lineage(rule.name, context.variant)
+                and (context.op, context.variant, rule.name) not in self.asked
                 and blocks_of(rule.template) <= defined
                 and bool(evaluate(rule.applies_when, names))]
 
@@ -215,7 +235,7 @@ class RuleMutator(Mutator):
                                    options=op.opts)
         except TemplateError:  # a rewritten parent with knobs of its own: its sources cannot be enumerated here
             return []
-        self.asked.update((context.variant, rule.name) for rule in rules)
+        self.asked.update((context.op, context.variant, rule.name) for rule in rules)
         return [self._proposal(rule, sources, context.knobs) for rule in rules]
 
     def _proposal(self, rule: Rule, sources: SpaceSources, knobs: Mapping[str, Any]) -> Proposal:
