@@ -21,8 +21,8 @@ from tuner.mutate.prompts import strip_line_labels
 from tuner.search.compile_cache import cache_root
 from tuner.search.loop import RunConfig, optimize
 from tuner.search.storage import open_storage, run_studies
-from tuner.space.spaces import PROJECT_ROOT
 from tuner.search.winners import export_trial
+from tuner.space.spaces import PROJECT_ROOT
 
 from .llm_server import Compute, Hang, Huge, Reply, ScriptedServer, Status
 

@@ -272,11 +272,13 @@ def test_a_rule_that_renders_only_sources_the_space_has_is_refused(tmp_path: Pat
 
 
 def _mutation(op: str, variant: str, shape: tuple[int, ...], knobs: dict[str, Any], trigger: str = "plateau",
-              template: str | None = None, dtype: str = "float16") -> MutationContext:
+              template: str | None = None, dtype: str = "float16",
+              options: dict[str, Any] | None = None) -> MutationContext:
     base = load_space(op).variant(variant.split("+")[0])
     return MutationContext(trigger=trigger, op=op, shape=shape, dtype=dtype, soc=SOC, variant=variant,
                            template=template if template is not None else base.template.read_text(),
-                           template_name=f"{op}/{base.name}/kernel.cpp.j2", knobs=knobs, knob_space={})
+                           template_name=f"{op}/{base.name}/kernel.cpp.j2", knobs=knobs, knob_space={},
+                           options=options or {})
 
 
 def test_the_rewriter_proposes_applicable_rules_on_a_plateau_once_per_lineage():
@@ -306,6 +308,12 @@ def test_the_rewriter_proposes_applicable_rules_on_a_plateau_once_per_lineage():
     assert mutator.propose(_mutation("rmsnorm", "split", (64, 8192), split)) == []
     gate = REAL_CASES[("reciprocal-gate", "swiglu")]
     assert [p.name for p in mutator.propose(_mutation("swiglu", "rows", gate.shape, gate.knobs))] == ["reciprocal-gate"]
+    # the operator's options decide the source: GELU's tanh form has the divide the rule replaces, the erf form none
+    tanh = REAL_CASES[("reciprocal-gate", "gelu")]
+    [made] = mutator.propose(_mutation("gelu", "contiguous", tanh.shape, tanh.knobs, options=tanh.options))
+    assert made.name == "reciprocal-gate" and made.rejected is None
+    [refused] = RuleMutator().propose(_mutation("gelu", "contiguous", tanh.shape, tanh.knobs))
+    assert refused.rejected == "renders no source the parent's search space lacks"
     assert mutator.propose(_mutation("softmax", "rows+llm-1+accumulate-reduce-2", (4096, 4096), long)) == []
     assert mutator.propose(_mutation("softmax", "rows", (4096, 4096), long, trigger="compile_error")) == []
     child = mutator.propose(_mutation("softmax", "rows+accumulate-reduce", (1000, 64), short, template=rule.template))

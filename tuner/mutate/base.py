@@ -32,6 +32,7 @@ class MutationContext:
     best_us: float | None = None
     roofline_us: float | None = None
     round: int = 0  # 0 for a first proposal, k for the k-th repair of a proposal that failed
+    options: dict[str, Any] = field(default_factory=dict)  # the operator's own options (eps, approximate, ...)
 
 
 @dataclass

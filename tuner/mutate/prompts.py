@@ -238,8 +238,9 @@ def _question(context: MutationContext) -> str:
         task = (f"Your previous rewrite failed (repair round {context.round}); the template below is that "
                 f"rewrite. {task}")
     shape = "x".join(str(d) for d in context.shape)
+    options = "".join(f", {name}={value}" for name, value in context.options.items())
     parts = [
-        f"# Task\n{task}\nOperator {context.op}, shape {shape}, dtype {context.dtype}, SoC {context.soc}, "
+        f"# Task\n{task}\nOperator {context.op}{options}, shape {shape}, dtype {context.dtype}, SoC {context.soc}, "
         f"variant {context.variant} (template {context.template_name}).",
         f"# Kernel template\nLine N is labelled /*LN*/; \"template line N\" below means that line.\n"
         f"```cpp\n{number_lines(context.template)}\n```",

@@ -220,7 +220,7 @@ class RuleMutator(Mutator):
         # a rule-made variant is itself a child template; stacking a second child on it is not supported
         if context.trigger != "plateau" or context.template.lstrip().startswith("{% extends"):
             return []
-        op = get_operator(context.op)
+        op = get_operator(context.op).with_options(context.options)
         space = load_space(context.op, self.root)
         base = context.variant.split("+")[0]
         if base not in space.variants:

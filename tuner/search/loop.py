@@ -236,7 +236,7 @@ class Optimizer:
             space=self.space, context=self.context, inputs=inputs, backend=self.backend, run_dir=self.run_dir,
             settings=RewriteSettings(self.mutators, self.config.repair_rounds),
             facts={"shape": self.config.shape, "dtype": self.config.dtype, "soc": self.soc.name,
-                   "soc_limits": soc_limits(self.soc, self.context)})
+                   "soc_limits": soc_limits(self.soc, self.context), "options": dict(self.op.opts)})
         for variant in self.space.variants.values():
             try:
                 points = variant.feasible_points(self.context)

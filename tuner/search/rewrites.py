@@ -204,7 +204,7 @@ class Rewriter:
             trigger=trigger, op=self.space.op, shape=tuple(self.facts["shape"]), dtype=self.facts["dtype"],
             soc=self.facts["soc"], variant=parent.name, template=template, template_name=name,
             knobs=dict(params), knob_space=copy.deepcopy(dict(parent.raw.get("knobs", {}))),
-            soc_limits=dict(self.facts["soc_limits"]), **extra)
+            soc_limits=dict(self.facts["soc_limits"]), options=dict(self.facts.get("options", {})), **extra)
 
     def _mapped(self, variant: Variant, params: Mapping[str, Any], diagnostics: str) -> str:
         """Compiler diagnostics with the rendered source's line numbers mapped back to template lines."""
