@@ -140,8 +140,8 @@ def test_a_hung_endpoint_and_server_errors(tmp_path: Path, llm_env: ScriptedServ
 def test_without_llm_settings_rules_rewrite_on_a_plateau(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("TUNER_LLM_MODEL", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "a key for some other tool")  # a key alone never turns the LLM on
-    config = RunConfig(op="softmax", shape=(256, 1024), dtype="float16", budget=30, runs_dir=tmp_path / "runs",
-                       seed=1, jobs=2, plateau=8)
+    config = RunConfig(op="softmax", shape=(256, 1024), dtype="float16", budget=20, runs_dir=tmp_path / "runs",
+                       seed=1, jobs=1, plateau=5)  # one candidate at a time: the same plateaus on every machine
     summary = optimize(config)
     assert summary.trials == config.budget
     made = [r for r in records(config) if r["verdict"].startswith("accepted")]
@@ -149,8 +149,8 @@ def test_without_llm_settings_rules_rewrite_on_a_plateau(tmp_path: Path, monkeyp
     assert all(r["files"].keys() == {"template"} for r in records(config))  # no prompt: nothing was sent
     assert any(measured_in(config, r["variant"]) >= 1 for r in made)
     before = len(records(config))
-    again = optimize(RunConfig(**{**config.__dict__, "budget": 40}))  # resumed: rewrites load, rules not re-tried
-    assert again.trials == 40
+    again = optimize(RunConfig(**{**config.__dict__, "budget": 26}))  # resumed: rewrites load, rules not re-tried
+    assert again.trials == 26
     assert {item["variant"] for item in again.lineage} >= {r["variant"] for r in made}
     repeated = [(r["parent"], r["proposal"]) for r in records(config)[before:]]
     assert not set(repeated) & {(r["parent"], r["proposal"]) for r in records(config)[:before]}

@@ -12,12 +12,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from commands import tuner_child as tuner
 from optuna.trial import TrialState
 
 from .disks import fill, tmpfs
 from .run_trials import finished, measured, trials_of
 
+pytestmark = pytest.mark.e2e  # whole tuner processes searching on the simulator, killed and run again
 SMALL = ["--shape", "16x200", "--seed", "3"]
 
 

@@ -20,8 +20,8 @@ URL = os.environ.get("TUNER_TEST_POSTGRES_URL")
 BUDGET = 16
 WORKERS = 2
 
-pytestmark = pytest.mark.skipif(
-    not URL, reason="TUNER_TEST_POSTGRES_URL is not set (bash .ci/run starts a PostgreSQL server and sets it)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    not URL, reason="TUNER_TEST_POSTGRES_URL is not set (bash .ci/run starts a PostgreSQL server and sets it)")]
 
 
 def _tuner() -> list[str]:

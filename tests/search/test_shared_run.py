@@ -9,9 +9,12 @@ from collections import Counter
 from pathlib import Path
 
 import optuna
+import pytest
 from optuna.trial import TrialState
 
 from tuner.search.storage import open_storage, run_studies
+
+pytestmark = pytest.mark.e2e  # three tuner processes, two of them searching at once on the simulator
 
 BUDGET = 10
 COMMAND = [sys.executable, "-m", "tuner.cli", "optimize", "softmax", "--shape", "16x200", "--budget", str(BUDGET),
