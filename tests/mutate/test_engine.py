@@ -6,7 +6,7 @@ The LLM runs search the frozen softmax project of the loop's tests (tests/search
 a recording of the simulator (`replayed`, tests/conftest.py), one candidate at a time, with rewrites tagged by the
 test's name, so that a run asks for what was recorded: a build of any source the recorded run did not build (a
 rejected answer's, say) is a ReplayMiss that fails the test. The rule path runs the simulator on the packaged
-templates, which the rule catalog is written against."""
+templates, which the rule catalog is written against (e2e; the rules themselves are tested in test_rules.py)."""
 
 from __future__ import annotations
 
@@ -137,6 +137,7 @@ def test_a_hung_endpoint_and_server_errors(tmp_path: Path, llm_env: ScriptedServ
     assert recovered["verdict"].startswith("accepted") and measured_in(config, recovered["variant"]) >= 1
 
 
+@pytest.mark.e2e  # a whole run on the simulator, over the packaged templates that the rules are written against
 def test_without_llm_settings_rules_rewrite_on_a_plateau(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("TUNER_LLM_MODEL", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "a key for some other tool")  # a key alone never turns the LLM on

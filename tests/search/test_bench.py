@@ -100,6 +100,7 @@ def test_headline_numbers_follow_from_the_cases():
     assert BenchResult("sim", "x", "y", 3, [_case(None, correct=False)], 1).geomean_speedup is None
 
 
+@pytest.mark.e2e  # three whole runs on the simulator, and their resumption
 def test_small_suite_end_to_end(tmp_path: Path):
     cases = load_suite(SMALL_SUITE)
     config = BenchConfig(cases=cases, budget=3, runs_dir=tmp_path / "bench")
