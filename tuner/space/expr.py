@@ -196,13 +196,35 @@ class _Compiled:
         return node
 
     def _helper(self, name: str, what: type[ast.operator] | Callable[..., Any]) -> ast.Name:
-        text = self.text
         if name not in self.scope:
-            if isinstance(what, type):
-                self.scope[name] = lambda left, right: _binary(what, left, right, text)
-            else:
-                self.scope[name] = lambda *args: _bounded(what(*args), text)
+            self.scope[name] = _operator(what, self.text) if isinstance(what, type) else _call(what, self.text)
         return ast.Name(name, ast.Load())
+
+
+_SMALL = 1 << 62  # operands below this in magnitude: +, -, *, //, % cannot pass the bounds
+
+
+def _operator(kind: type[ast.operator], text: str) -> Callable[[Any, Any], Any]:
+    """The helper of one binary operator: Python's own for two small integers (the common case, by far), else
+    `_binary` with the bounds."""
+    if kind is ast.Pow or kind is ast.Div:
+        return lambda left, right: _binary(kind, left, right, text)
+    plain = _BINARY[kind]
+
+    def apply(left: Any, right: Any) -> Any:
+        if type(left) is int and type(right) is int and -_SMALL < left < _SMALL and -_SMALL < right < _SMALL:
+            return plain(left, right)
+        return _binary(kind, left, right, text)
+
+    return apply
+
+
+def _call(function: Callable[..., Any], text: str) -> Callable[..., Any]:
+    def apply(*args: Any) -> Any:
+        value = function(*args)
+        return value if type(value) is int and -_SMALL < value < _SMALL else _bounded(value, text)
+
+    return apply
 
 
 @lru_cache(maxsize=4096)
