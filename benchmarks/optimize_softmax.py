@@ -31,13 +31,13 @@ def main() -> int:
         import optuna
 
         from tuner.ops.base import parse_shape
-        from tuner.search.loop import Optimizer, RunConfig
+        from tuner.search.loop import RunConfig, make_optimizer
         from tuner.search.storage import open_storage, run_studies
 
         config = RunConfig(op="softmax", shape=parse_shape(args.shape), budget=args.budget, jobs=args.jobs,
                            runs_dir=tmp / "runs")
         start = time.perf_counter()
-        optimizer = Optimizer(config)
+        optimizer = make_optimizer(config)
         summary = optimizer.run()
         wall = time.perf_counter() - start
         storage, _ = open_storage(None, config.runs_dir)
