@@ -1,0 +1,96 @@
+"""The kernel IR: a user's operator as a list of tensor operations the tuner knows how to lower.
+
+A `Graph` has named inputs (the forward's tensors, then the module's parameters and buffers, each with its
+kind), a list of `Node`s in an order where every operand comes first, and the names of its outputs. A node is
+one IR operation (`op`, a name of `OPS`) over operands that are value names or Python scalars, with its
+attributes and the type of the one value it makes. Types are static: a shape of ints and a dtype of `DTYPES`;
+broadcasting follows torch's rules and each node's type is the one torch computed when the graph was captured.
+
+The IR is deliberately small, and grows by family (issue 15): today pointwise operations only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DTYPES", "OPS", "Graph", "Input", "Node", "Operand", "TensorType"]
+
+DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "bool")
+
+# IR operation -> (family, number of tensor-or-scalar operands). Attributes are named in each op's comment.
+OPS: dict[str, tuple[str, int]] = {
+    # unary arithmetic and the activations
+    "neg": ("pointwise", 1), "abs": ("pointwise", 1), "exp": ("pointwise", 1), "log": ("pointwise", 1),
+    "sqrt": ("pointwise", 1), "rsqrt": ("pointwise", 1), "reciprocal": ("pointwise", 1),
+    "sigmoid": ("pointwise", 1), "tanh": ("pointwise", 1), "relu": ("pointwise", 1), "erf": ("pointwise", 1),
+    "sin": ("pointwise", 1), "cos": ("pointwise", 1), "logical_not": ("pointwise", 1),
+    # binary arithmetic
+    "add": ("pointwise", 2), "sub": ("pointwise", 2), "mul": ("pointwise", 2), "div": ("pointwise", 2),
+    "pow": ("pointwise", 2), "maximum": ("pointwise", 2), "minimum": ("pointwise", 2),
+    # comparisons (a bool result)
+    "eq": ("pointwise", 2), "ne": ("pointwise", 2), "lt": ("pointwise", 2), "le": ("pointwise", 2),
+    "gt": ("pointwise", 2), "ge": ("pointwise", 2),
+    "logical_and": ("pointwise", 2), "logical_or": ("pointwise", 2),
+    # ternary: where(condition, a, b)
+    "where": ("pointwise", 3),
+    # clamp(x); attrs: min, max (either may be None)
+    "clamp": ("pointwise", 1),
+    # cast(x) to the node's dtype
+    "cast": ("pointwise", 1),
+}
+
+
+@dataclass(frozen=True)
+class TensorType:
+    shape: tuple[int, ...]
+    dtype: str
+
+    def __str__(self) -> str:
+        return f"{self.dtype}[{', '.join(map(str, self.shape))}]"
+
+
+Operand = str | int | float | bool  # a value's name, or a scalar constant
+
+
+@dataclass(frozen=True)
+class Input:
+    """A tensor the kernel reads: a forward input (`kind` "input"), a module parameter or buffer."""
+
+    name: str
+    type: TensorType
+    kind: str  # "input", "parameter" or "buffer"
+    target: str | None = None  # the module attribute a parameter or buffer comes from ("norm.weight")
+
+
+@dataclass(frozen=True)
+class Node:
+    op: str
+    operands: tuple[Operand, ...]
+    name: str  # the value it makes
+    type: TensorType
+    attrs: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""  # where in the user's code it comes from ("my_op.py:12: return x * torch.sigmoid(x)")
+
+
+@dataclass(frozen=True)
+class Graph:
+    inputs: tuple[Input, ...]
+    nodes: tuple[Node, ...]
+    outputs: tuple[str, ...]
+
+    def types(self) -> dict[str, TensorType]:
+        """Every value's type, by name."""
+        return {**{i.name: i.type for i in self.inputs}, **{n.name: n.type for n in self.nodes}}
+
+    def families(self) -> set[str]:
+        return {OPS[n.op][0] for n in self.nodes}
+
+    def __str__(self) -> str:
+        lines = [f"input {i.name}: {i.type} ({i.kind}{f' {i.target}' if i.target else ''})" for i in self.inputs]
+        for node in self.nodes:
+            attrs = "".join(f", {k}={v}" for k, v in node.attrs.items())
+            lines.append(f"{node.name}: {node.type} = {node.op}({', '.join(map(str, node.operands))}{attrs})")
+        lines.append(f"output {', '.join(self.outputs)}")
+        return "\n".join(lines)
