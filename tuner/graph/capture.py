@@ -5,6 +5,7 @@ as a kernel IR `Graph` (ir.py). An aten operation outside the IR, or a dtype out
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -105,7 +106,9 @@ def _node(fx: torch.fx.Node, names: dict[torch.fx.Node, str]) -> Node:
 def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
     """The module's forward on `inputs` (tensors and Python constants) as a kernel IR graph."""
     try:
-        exported = torch.export.export(module.eval(), tuple(inputs)).run_decompositions()
+        with warnings.catch_warnings():  # torch's own deprecation notes about its internals are not the user's
+            warnings.simplefilter("ignore", FutureWarning)
+            exported = torch.export.export(module.eval(), tuple(inputs)).run_decompositions()
     except Exception as exc:  # torch.export reports an untraceable forward with many classes
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CaptureError(f"torch.export cannot trace the module's forward: {first}") from None
