@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,19 +11,15 @@ import pytest
 from backends.standin import machine
 from backends.standin_msprof import install_msprof
 from backends.test_npu_msprof import CURRENT
+from commands import tuner_child
 
 SOC = "Ascend910B2"
-
-
-def _tuner(args: list[str], env: dict[str, str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tuner.cli", *args], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=timeout, check=False)
 
 
 def test_without_npu_exits_2_in_one_line(tmp_path):
     env = {**os.environ, "PATH": os.path.dirname(sys.executable), "ASCEND_HOME_PATH": str(tmp_path / "no-cann")}
     env.pop("ASCEND_TOOLKIT_HOME", None)
-    proc = _tuner(["doctor", "--selftest"], env, tmp_path, 60)
+    proc = tuner_child("doctor", "--selftest", cwd=tmp_path, env=env, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
@@ -37,8 +32,8 @@ def test_selftest_on_the_standin_machine(tmp_path):
     m = machine(tmp_path / "machine", soc=SOC)
     install_msprof(m.bin, CURRENT)
     report = tmp_path / "r.md"
-    proc = _tuner(["doctor", "--selftest", "--report", str(report), "--runs-dir", str(tmp_path / "runs")],
-                  m.env, tmp_path, 300)
+    proc = tuner_child("doctor", "--selftest", "--report", str(report), "--runs-dir", str(tmp_path / "runs"),
+                       cwd=tmp_path, env=m.env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert str(report) in proc.stdout
 

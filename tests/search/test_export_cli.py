@@ -5,19 +5,13 @@ trials that cannot be exported)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from commands import one_line_error
+from commands import tuner_child as tuner
 
 RUN = "add-8x64-float16-Ascend910B2-sim"
-
-
-def tuner(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tuner.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env=os.environ.copy())
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +29,7 @@ def test_kernel_json_names_its_source_file(run_dir):
     assert f'void {described["entry"]}(' in (best / described["source"]).read_text()
 
 
-def _one_line(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    [line] = proc.stderr.strip().splitlines()
-    assert line.startswith("error: ") and all(f in line for f in fragments), line
-
-
 def test_an_unwritable_destination_is_one_line(run_dir):
     (run_dir / "a-file").write_text("not a directory\n")
-    _one_line(tuner("export", RUN, "a-file/best", cwd=run_dir), "cannot write the export to a-file/best", "a-file")
+    one_line_error(tuner("export", RUN, "a-file/best", cwd=run_dir), 2, "cannot write the export to a-file/best",
+                   "a-file")

@@ -117,8 +117,6 @@ class RunInputs:
         self.torch: TorchTiming | None = None  # torch's own op on the backend's device, when it has one
 
 
-
-
 def kernel_args(space: SearchSpace, arrays: Mapping[str, Any], output_shapes: Mapping[str, tuple[int, ...]],
                 dtype: str, tiling: bytes) -> list[KernelArg]:
     """The launcher: the kernel's arguments in the order its search space declares them."""
