@@ -219,8 +219,13 @@ def _print_run(summary, as_json: bool) -> None:
 
 @main.command()
 @click.argument("op")
-@click.option("--shape", default="4096x4096", show_default=True, help="Input shape, e.g. 4096x4096.")
-@click.option("--dtype", default="float16", show_default=True, help="float16, float32 or bfloat16.")
+@click.option("--shape", default="4096x4096", show_default=True,
+              help="Input shape, e.g. 4096x4096 (a task file's shapes are its own).")
+@click.option("--dtype", default="float16", show_default=True,
+              help="float16, float32 or bfloat16 (a task file's dtypes are its own).")
+@click.option("--inputs", "task_inputs",
+              help="With OP given as PATH.py:FUNCTION, the function's arguments: 'x=float16[4096,4096], "
+                   "w=float16[4096], eps=1e-6'.")
 @click.option("--soc", help="SoC to tune for (default: this machine's NPU, else Ascend910B2 on the simulator).")
 @click.option("--backend", default="auto", show_default=True,
               help="npu (build with CANN, time on the device), sim (CPU simulator), or auto: npu when `tuner doctor` "
@@ -255,13 +260,18 @@ def _print_run(summary, as_json: bool) -> None:
               help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
 @click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
 @click.option("--no-rewrites", is_flag=True, help="Search the packaged templates' knobs only: no LLM, no rules.")
-def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, workers: int, profile: str | None,
+def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str | None, backend: str, workers: int,
+             profile: str | None,
              budget: int, sampler: str, seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
              option_specs: tuple[str, ...], as_json: bool, prepare: bool, llm_model: str | None, no_llm: bool,
              llm_max_calls: int, llm_timeout: float, repair_rounds: int, plateau: int, plateau_eps: float,
              no_rewrites: bool) -> None:
-    """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest."""
+    """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest.
+
+    OP is a packaged operator's name, a task file in KernelBench's format (PATH.py: Model, get_inputs,
+    get_init_inputs), or a function of a Python file (PATH.py:FUNCTION with --inputs); a task's kernel is
+    generated, and its template and search space are written under the run's directory (project/)."""
     import optuna
 
     from tuner.backends import choose_backend, time_source
@@ -279,7 +289,14 @@ def optimize(op: str, shape: str, dtype: str, soc: str | None, backend: str, wor
                 raise UsageError(f"--option '{spec}': expected NAME=VALUE")
             options[name.strip()] = value.strip()
         choice = choose_backend(backend, _soc(soc).name if soc else None)
+        path, _, function = op.partition(".py:") if ".py:" in op else (op.removesuffix(".py"), "", "")
+        task = Path(path + ".py") if op.endswith(".py") or function else None
+        if task_inputs and not function:
+            raise UsageError("--inputs describes a function's arguments: give OP as PATH.py:FUNCTION")
+        if function and not task_inputs:
+            raise UsageError(f"{op}: a function needs --inputs, e.g. --inputs 'x=float16[4096,4096]'")
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=choice.soc, backend=choice.backend,
+                           task=task, function=function or None, inputs=task_inputs,
                            workers=workers, profile=profile, budget=budget, sampler=sampler, seed=seed, jobs=jobs,
                            time_limit_s=time_limit, storage=storage,
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,

@@ -1,15 +1,20 @@
-"""Capture: a PyTorch module and example inputs, traced on CPU with `torch.export` and decomposed to core aten,
-as a kernel IR `Graph` (ir.py). An aten operation outside the IR, or a dtype outside `DTYPES`, is a
-`CaptureError`: one line naming it and the line of the user's code it comes from."""
+"""Capture: a PyTorch module and example inputs, traced on CPU with `torch.export` and decomposed to core aten
+(and further, through torch's own decompositions, for the composite operations in `DECOMPOSED`: softmax, the
+norms, the activations), as a kernel IR `Graph` (ir.py). Variance (`var_mean`, `var`) becomes its mean, difference,
+square and sum here. An aten operation outside the IR, or a dtype outside `DTYPES`, is a `CaptureError`: one line
+naming it and the line of the user's code it comes from."""
 
 from __future__ import annotations
 
+import math
+import operator
 import re
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import torch
+from torch._decomp import get_decompositions
 
 from tuner.errors import UsageError
 from tuner.graph.ir import DTYPES, OPS, Graph, Input, Node, Operand, TensorType
@@ -30,13 +35,26 @@ ATEN: dict[str, str] = {
     **{f"aten.{op}.{form}": op for op in ("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge")
        for form in ("Tensor", "Scalar")},
     "aten.pow.Tensor_Scalar": "pow", "aten.pow.Tensor_Tensor": "pow", "aten.pow.Scalar": "pow",
+    "aten.log1p.default": "log1p", "aten.expm1.default": "expm1",
     "aten.where.self": "where",
     "aten.clamp.default": "clamp", "aten.clamp_min.default": "clamp", "aten.clamp_max.default": "clamp",
     "aten._to_copy.default": "cast",
+    "aten.sum.dim_IntList": "sum", "aten.sum.default": "sum", "aten.mean.dim": "mean", "aten.mean.default": "mean",
+    "aten.amax.default": "amax", "aten.amin.default": "amin",
+    **{f"aten.{op}": "view" for op in ("view.default", "_unsafe_view.default", "reshape.default", "unsqueeze.default",
+                                       "squeeze.dims", "squeeze.dim", "squeeze.default", "clone.default",
+                                       "alias.default")},
+    "aten.expand.default": "expand",
 }
 assert set(ATEN.values()) <= set(OPS)
 # checks torch.export inserts (of a tensor's metadata, of a symbolic size): they compute nothing
 CHECKS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_scalar.default"})
+VARIANCE = frozenset({"aten.var_mean.correction", "aten.var.correction"})
+_aten = torch.ops.aten
+# composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
+DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
+              _aten.linalg_vector_norm, _aten.logsumexp, _aten.gelu, _aten.silu, _aten.hardswish, _aten.hardsigmoid,
+              _aten.hardtanh, _aten.elu, _aten.leaky_relu, _aten.softplus, _aten.mish, _aten.selu, _aten.celu)
 
 _TORCH_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
                  torch.int32: "int32", torch.int64: "int64", torch.bool: "bool"}
@@ -65,7 +83,7 @@ def _type(node: torch.fx.Node, what: str) -> TensorType:
     return TensorType(tuple(int(d) for d in value.shape), _TORCH_DTYPES[value.dtype])
 
 
-def _operand(arg: Any, names: dict[torch.fx.Node, str], where: str) -> Operand:
+def _operand(arg: Any, names: dict[torch.fx.Node, Operand], where: str) -> Operand:
     if isinstance(arg, torch.fx.Node):
         return names[arg]
     if isinstance(arg, (bool, int, float)):
@@ -73,13 +91,36 @@ def _operand(arg: Any, names: dict[torch.fx.Node, str], where: str) -> Operand:
     raise CaptureError(f"an operand {arg!r} is neither a tensor nor a number ({where})")
 
 
-def _node(fx: torch.fx.Node, names: dict[torch.fx.Node, str]) -> Node:
+def _dims(arg: Any, rank: int) -> tuple[int, ...]:
+    """Reduced axes as torch gives them (None or [] for all of them, negatives from the end), ascending."""
+    if arg is None or (isinstance(arg, (list, tuple)) and not arg):
+        return tuple(range(rank))
+    dims = arg if isinstance(arg, (list, tuple)) else [arg]
+    return tuple(sorted({int(d) % max(rank, 1) for d in dims}))
+
+
+def _reduction(op: str, fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], where: str) -> Node:
+    source = fx.args[0]
+    rank = len(source.meta["val"].shape)
+    dims = _dims(fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dim"), rank)
+    keepdim = bool(fx.args[2] if len(fx.args) > 2 else fx.kwargs.get("keepdim", False))
+    wanted = fx.kwargs.get("dtype")
+    node_type = _type(fx, f"the result of {fx.target}")
+    if wanted is not None and _TORCH_DTYPES.get(wanted) != node_type.dtype:
+        raise CaptureError(f"{fx.target} with dtype={wanted} ({where}) is outside the kernel IR")
+    return Node(op=op, operands=(_operand(source, names, where),), name=str(names[fx]), type=node_type,
+                attrs={"dims": dims, "keepdim": keepdim}, source=where)
+
+
+def _node(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
     target = str(fx.target)
     where = _where(fx)
     op = ATEN.get(target)
     if op is None:
         known = ", ".join(sorted(set(ATEN.values())))
         raise CaptureError(f"{target}{f' ({where})' if where else ''} is outside the kernel IR (it holds: {known})")
+    if OPS[op][0] == "reduce":
+        return _reduction(op, fx, names, where)
     args = list(fx.args)
     attrs: dict[str, Any] = {}
     if op == "clamp":
@@ -90,17 +131,51 @@ def _node(fx: torch.fx.Node, names: dict[torch.fx.Node, str]) -> Node:
         attrs = {"min": low, "max": high}
         args = args[:1]
     elif op == "cast":
-        unsupported = {k: v for k, v in fx.kwargs.items() if k not in ("dtype", "layout", "device")}
+        unsupported = {k: v for k, v in fx.kwargs.items() if k not in ("dtype", "layout", "device", "memory_format")}
         if unsupported:
             raise CaptureError(f"{target} with {unsupported} ({where}) is outside the kernel IR")
+    elif OPS[op][0] == "layout":
+        args = args[:1]  # the new shape is the node's type
     elif fx.kwargs.get("alpha", 1) != 1:
         raise CaptureError(f"{target} with alpha={fx.kwargs['alpha']} ({where}) is outside the kernel IR")
     operands = tuple(_operand(a, names, where) for a in args)
     arity = OPS[op][1]
     if len(operands) != arity:
         raise CaptureError(f"{target} with {len(operands)} operands ({where}) is outside the kernel IR")
-    return Node(op=op, operands=operands, name=names[fx], type=_type(fx, f"the result of {target}"),
+    return Node(op=op, operands=operands, name=str(names[fx]), type=_type(fx, f"the result of {target}"),
                 attrs=attrs, source=where)
+
+
+def _variance(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[list[Node], dict[int, str]]:
+    """var_mean / var over some axes as IR nodes: mean, difference, square, sum, divided by the count less the
+    correction; the values a getitem of the result picks, by index (var_mean: 0 the variance, 1 the mean)."""
+    where = _where(fx)
+    source = fx.args[0]
+    value = source.meta["val"]
+    shape = tuple(int(d) for d in value.shape)
+    dims = _dims(fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dim"), len(shape))
+    correction = fx.kwargs.get("correction", 1)
+    keepdim = bool(fx.kwargs.get("keepdim", False))
+    dtype = _TORCH_DTYPES.get(value.dtype)
+    if dtype is None or not dtype.startswith(("float", "bfloat")):
+        raise CaptureError(f"{fx.target} of a {value.dtype} tensor ({where}) is outside the kernel IR")
+    kept = tuple(1 if i in dims else d for i, d in enumerate(shape))
+    dropped = tuple(d for i, d in enumerate(shape) if i not in dims)
+    count = math.prod(shape[i] for i in dims)
+    base = f"{fx.name}_"
+    x = _operand(source, names, where)
+    full, reduced = TensorType(shape, dtype), TensorType(kept, dtype)
+    nodes = [Node("mean", (x,), base + "mean", reduced, {"dims": dims, "keepdim": True}, where),
+             Node("sub", (x, base + "mean"), base + "diff", full, {}, where),
+             Node("mul", (base + "diff", base + "diff"), base + "square", full, {}, where),
+             Node("sum", (base + "square",), base + "sum", reduced, {"dims": dims, "keepdim": True}, where),
+             Node("div", (base + "sum", max(count - (correction or 0), 0)), base + "var", reduced, {}, where)]
+    picks = {0: base + "var", 1: base + "mean"}
+    if not keepdim:
+        for index, name in list(picks.items()):
+            nodes.append(Node("view", (name,), name + "_flat", TensorType(dropped, dtype), {}, where))
+            picks[index] = name + "_flat"
+    return nodes, picks
 
 
 def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
@@ -108,18 +183,22 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
     try:
         with warnings.catch_warnings():  # torch's own deprecation notes about its internals are not the user's
             warnings.simplefilter("ignore", FutureWarning)
-            exported = torch.export.export(module.eval(), tuple(inputs)).run_decompositions()
+            table = torch.export.default_decompositions()
+            table.update(get_decompositions(list(DECOMPOSED)))
+            exported = torch.export.export(module.eval(), tuple(inputs)).run_decompositions(table)
     except Exception as exc:  # torch.export reports an untraceable forward with many classes
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CaptureError(f"torch.export cannot trace the module's forward: {first}") from None
     graph = exported.graph
     specs = {spec.arg.name: spec for spec in exported.graph_signature.input_specs
              if hasattr(spec.arg, "name")}
-    names: dict[torch.fx.Node, str] = {}
+    names: dict[torch.fx.Node, Operand] = {}
+    tuples: dict[torch.fx.Node, dict[int, str]] = {}
     inputs_ir: list[Input] = []
     nodes: list[Node] = []
     outputs: tuple[str, ...] = ()
     for fx in graph.nodes:
+        target = str(fx.target)
         if fx.op == "placeholder":
             spec = specs.get(fx.name)
             if spec is None or isinstance(spec.arg, torch.export.graph_signature.ConstantArgument):
@@ -129,16 +208,27 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             if kind is None:
                 raise CaptureError(f"input {fx.name} is a {spec.kind.name.lower()}, which the kernel IR does not hold")
             inputs_ir.append(Input(fx.name, _type(fx, f"input {fx.name}"), kind, spec.target))
-        elif fx.op == "call_function" and str(fx.target) in CHECKS:
+        elif fx.op == "call_function" and target in CHECKS:
             continue
+        elif fx.op == "call_function" and target == "aten.scalar_tensor.default":
+            names[fx] = fx.args[0]  # a constant: its uses take the number
+        elif fx.op == "call_function" and target in VARIANCE:
+            made, picks = _variance(fx, names)
+            nodes += made
+            if target == "aten.var.correction":
+                names[fx] = picks[0]
+            else:
+                tuples[fx] = picks
+        elif fx.op == "call_function" and fx.target is operator.getitem and fx.args[0] in tuples:
+            names[fx] = tuples[fx.args[0]][int(fx.args[1])]
         elif fx.op == "call_function":
             names[fx] = fx.name
             nodes.append(_node(fx, names))
         elif fx.op == "output":
             results = fx.args[0] if isinstance(fx.args[0], (tuple, list)) else (fx.args[0],)
-            if not all(isinstance(r, torch.fx.Node) and r in names for r in results):
+            if not all(isinstance(r, torch.fx.Node) and isinstance(names.get(r), str) for r in results):
                 raise CaptureError("the forward returns something other than tensors it computes or reads")
-            outputs = tuple(names[r] for r in results)
+            outputs = tuple(str(names[r]) for r in results)
         else:
             raise CaptureError(f"a {fx.op} node ({fx.target}) is outside the kernel IR")
     return Graph(inputs=tuple(inputs_ir), nodes=tuple(nodes), outputs=outputs)

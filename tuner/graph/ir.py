@@ -6,7 +6,8 @@ one IR operation (`op`, a name of `OPS`) over operands that are value names or P
 attributes and the type of the one value it makes. Types are static: a shape of ints and a dtype of `DTYPES`;
 broadcasting follows torch's rules and each node's type is the one torch computed when the graph was captured.
 
-The IR is deliberately small, and grows by family (issue 15): today pointwise operations only.
+The IR is deliberately small, and grows by family (issue 15): today pointwise operations, reductions and the
+layout operations that move no data (a view to another shape of the same elements, a broadcast).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ OPS: dict[str, tuple[str, int]] = {
     "sqrt": ("pointwise", 1), "rsqrt": ("pointwise", 1), "reciprocal": ("pointwise", 1),
     "sigmoid": ("pointwise", 1), "tanh": ("pointwise", 1), "relu": ("pointwise", 1), "erf": ("pointwise", 1),
     "sin": ("pointwise", 1), "cos": ("pointwise", 1), "logical_not": ("pointwise", 1),
+    "log1p": ("pointwise", 1), "expm1": ("pointwise", 1),
     # binary arithmetic
     "add": ("pointwise", 2), "sub": ("pointwise", 2), "mul": ("pointwise", 2), "div": ("pointwise", 2),
     "pow": ("pointwise", 2), "maximum": ("pointwise", 2), "minimum": ("pointwise", 2),
@@ -39,6 +41,10 @@ OPS: dict[str, tuple[str, int]] = {
     "clamp": ("pointwise", 1),
     # cast(x) to the node's dtype
     "cast": ("pointwise", 1),
+    # reductions; attrs: dims (the reduced axes, ascending, non-negative), keepdim
+    "sum": ("reduce", 1), "mean": ("reduce", 1), "amax": ("reduce", 1), "amin": ("reduce", 1),
+    # view(x): the same elements in the node's shape; expand(x): x broadcast to the node's shape
+    "view": ("layout", 1), "expand": ("layout", 1),
 }
 
 

@@ -84,8 +84,8 @@ class Expected:
     varies: bool
 
     @classmethod
-    def of(cls, ref: torch.Tensor, dtype: str) -> Expected:
-        rtol = RTOL[dtype]
+    def of(cls, ref: torch.Tensor, dtype: str, rtol: float | None = None) -> Expected:
+        rtol = RTOL[dtype] if rtol is None else rtol
         magnitude = ref.abs()
         scale = float(magnitude.max()) if ref.numel() else 0.0
         atol = max(rtol * 1e-2 * scale, TINY[dtype])
@@ -203,6 +203,19 @@ class Operator(ABC):
 
     def output_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         return {name: shape for name in self.outputs}
+
+    def input_dtypes(self, dtype: str) -> dict[str, str]:
+        """Each input's dtype in a run of `dtype` (all of them `dtype`, unless the operator says otherwise)."""
+        return {name: dtype for name in self.inputs}
+
+    def output_dtypes(self, dtype: str) -> dict[str, str]:
+        """Each output's dtype in a run of `dtype` (all of them `dtype`, unless the operator says otherwise)."""
+        return {name: dtype for name in self.outputs}
+
+    def expected(self, name: str, reference: torch.Tensor, dtype: str) -> Expected:
+        """Output `name`'s float64 reference prepared for checks at the run's `dtype` (the tolerances of the output's
+        own dtype)."""
+        return Expected.of(reference, self.output_dtypes(dtype)[name])
 
     def check(self, outputs: dict[str, torch.Tensor], inputs: dict[str, torch.Tensor],
               expected: dict[str, Expected]) -> Check:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tuner.data.socs import UnknownSocError, get_soc
 from tuner.errors import UsageError
+from tuner.graph.operator import GraphOperator, graph_operator
 from tuner.ops import get_operator
 from tuner.ops.base import DTYPE_BYTES, Operator, shape_text
 from tuner.search.evaluate import INPUT_SETS
@@ -18,7 +21,7 @@ from tuner.search.scheduler import PATIENCE_ASKS
 from tuner.search.storage import DEFAULT_RUNS_DIR
 from tuner.space.spaces import PROJECT_ROOT
 
-__all__ = ["RunConfig", "run_memory_bytes"]
+__all__ = ["RunConfig", "run_memory_bytes", "run_operator"]
 
 # A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
@@ -59,9 +62,17 @@ class RunConfig:
     repair_rounds: int = 2
     plateau: int = 30
     plateau_eps: float = 0.01
+    # a user's own operator: a task file in KernelBench's format, or one function of a file with its inputs described
+    task: Path | None = None
+    function: str | None = None
+    inputs: str | None = None
 
     def __post_init__(self) -> None:
         self._check_numbers()
+        self._graph: GraphOperator | None = None
+        if self.task is not None:
+            self._graph = graph_operator(self.task, self.function, self.inputs)
+            self.op, self.shape, self.dtype = self._graph.name, self._graph.shape, self._graph.dtype
         if self.sampler not in SAMPLERS:
             raise UsageError(f"unknown sampler '{self.sampler}' (known: {', '.join(SAMPLERS)})")
         if self.profile not in (None, *PROFILERS):
@@ -74,6 +85,8 @@ class RunConfig:
         if not RUN_NAME.fullmatch(self.run_name):
             raise UsageError(f"run name '{self.run_name}' is not one safe path component: letters, digits and "
                              "-_.:=+ (starting with a letter or digit), at most 200 characters")
+        if self._graph is not None:
+            self.project = self.run_dir / "project"  # the generated template and search space
 
     def _check_numbers(self) -> None:
         for flag, value, least in (("--budget", self.budget, 1), ("--jobs", self.jobs, 1),
@@ -91,8 +104,19 @@ class RunConfig:
 
     @property
     def operator(self) -> Operator:
-        """The operator with the run's options (UsageError for an unknown one or a bad option)."""
+        """The operator with the run's options (UsageError for an unknown one or a bad option); a task's own."""
+        if self._graph is not None:
+            return self._graph.with_options(self.options)
         return get_operator(self.op).with_options(self.options)
+
+    @property
+    def task_attrs(self) -> dict[str, str] | None:
+        """What `run_operator` needs to make a task's operator again: the run's copy of the task file, the name, the
+        function and its inputs, the generated project."""
+        if self._graph is None:
+            return None
+        return {"path": str(self.project / "task.py"), "name": self._graph.name, "function": self.function or "",
+                "inputs": self.inputs or "", "project": str(self.project)}
 
     @property
     def parallel(self) -> int:
@@ -106,11 +130,24 @@ class RunConfig:
             return self.run
         changed = self.operator.changed_options()
         suffix = "".join(f"-{name}={value}" for name, value in sorted(changed.items()))
+        if self._graph is not None:
+            return f"{self._graph.run_label}-{self.soc}-{self.backend}{suffix}"
         return f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}{suffix}"
 
     @property
     def run_dir(self) -> Path:
         return self.runs_dir / self.run_name
+
+
+def run_operator(attrs: Mapping[str, Any]) -> tuple[Operator, Path]:
+    """The operator of a run from its studies' attributes, and the project its search spaces and templates are read
+    from: a packaged operator with the run's options, or a task's, made again from the run's copy of the task."""
+    task = attrs.get("task")
+    if task:
+        op = graph_operator(Path(task["path"]), task.get("function") or None, task.get("inputs") or None,
+                            name=task.get("name"))
+        return op, Path(task["project"])
+    return get_operator(attrs["op"]).with_options(attrs.get("options", {})), PROJECT_ROOT
 
 
 def run_memory_bytes(op: Operator, shape: tuple[int, ...], dtype: str, jobs: int, sets: int = INPUT_SETS) -> int:

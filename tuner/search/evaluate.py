@@ -19,7 +19,7 @@ from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg, pack_tiling
 from tuner.backends.base import Artifact, Backend, RunResult, TorchTiming
 from tuner.data.socs import get_soc
 from tuner.errors import ErrorClass, TunerError
-from tuner.ops.base import NUMPY_DTYPES, Expected, Operator, to_numpy, to_torch
+from tuner.ops.base import NUMPY_DTYPES, Operator, to_numpy, to_torch
 from tuner.search.compile_cache import Build, CompileCache, source_hash
 from tuner.search.roofline import roofline
 from tuner.space.render import TemplateError, kernel_variables, render_kernel
@@ -112,20 +112,24 @@ class RunInputs:
         self.op, self.shape, self.dtype = op, shape, dtype
         self.inputs = [op.make_inputs(shape, dtype, i) for i in range(sets)]
         self.arrays = [{k: to_numpy(v) for k, v in s.items()} for s in self.inputs]
-        self.expected = [{name: Expected.of(ref, dtype) for name, ref in op.reference(s).items()} for s in self.inputs]
+        self.expected = [{name: op.expected(name, ref, dtype) for name, ref in op.reference(s).items()}
+                         for s in self.inputs]
         self.output_shapes = op.output_shapes(shape)
+        self.output_dtypes = op.output_dtypes(dtype)
         self.torch: TorchTiming | None = None  # torch's own op on the backend's device, when it has one
 
 
 def kernel_args(space: SearchSpace, arrays: Mapping[str, Any], output_shapes: Mapping[str, tuple[int, ...]],
-                dtype: str, tiling: bytes) -> list[KernelArg]:
-    """The launcher: the kernel's arguments in the order its search space declares them."""
+                dtype: str, tiling: bytes, output_dtypes: Mapping[str, str] | None = None) -> list[KernelArg]:
+    """The launcher: the kernel's arguments in the order its search space declares them (each output of its dtype
+    in `output_dtypes`, else `dtype`)."""
     args: list[KernelArg] = []
     for arg in space.args:
         if arg.kind == "in":
             args.append(GmIn(arrays[arg.tensor or arg.name], arg.name))
         elif arg.kind == "out":
-            args.append(GmOut(NUMPY_DTYPES[dtype], output_shapes[arg.tensor or arg.name], arg.name))
+            tensor = arg.tensor or arg.name
+            args.append(GmOut(NUMPY_DTYPES[(output_dtypes or {}).get(tensor, dtype)], output_shapes[tensor], arg.name))
         else:
             args.append(GmBytes(tiling, arg.name))
     return args
@@ -266,4 +270,5 @@ class Evaluator:
         return self.backend.msprof(artifact, args, block_dim, output)
 
     def _args(self, index: int, tiling: bytes) -> list[KernelArg]:
-        return kernel_args(self.space, self.inputs.arrays[index], self.inputs.output_shapes, self.inputs.dtype, tiling)
+        return kernel_args(self.space, self.inputs.arrays[index], self.inputs.output_shapes, self.inputs.dtype, tiling,
+                           self.inputs.output_dtypes)

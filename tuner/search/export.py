@@ -47,10 +47,11 @@ def _c_type(dtype: str) -> str:
 
 def export_arguments(specs: tuple[ArgSpec, ...], dtype: str, shape: tuple[int, ...],
                      output_shapes: Mapping[str, tuple[int, ...]],
-                     input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> tuple[LaunchArg, ...]:
-    """The kernel's parameters in order, each tensor with its shape and `dtype`: an output has the shape the
-    operator gives its tensor, an input the one `input_shapes` names or else the run's `shape`."""
-    ctype, itemsize = _c_type(dtype), parse_dtype(dtype).itemsize
+                     input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                     dtypes: Mapping[str, str] | None = None) -> tuple[LaunchArg, ...]:
+    """The kernel's parameters in order, each tensor with its shape and dtype: an output has the shape the
+    operator gives its tensor, an input the one `input_shapes` names or else the run's `shape`; a tensor's dtype is
+    the one `dtypes` names, else `dtype`."""
     arguments = []
     for spec in specs:
         if spec.kind not in ("in", "out"):
@@ -64,7 +65,9 @@ def export_arguments(specs: tuple[ArgSpec, ...], dtype: str, shape: tuple[int, .
         else:
             raise ExportError(f"output argument '{spec.name}' carries '{tensor}', which has no output shape "
                               f"(known: {', '.join(sorted(output_shapes)) or 'none'})")
-        arguments.append(LaunchArg(spec.name, spec.kind, tensor, tuple(int(d) for d in dims), dtype, ctype, itemsize))
+        kind = (dtypes or {}).get(tensor, dtype)
+        arguments.append(LaunchArg(spec.name, spec.kind, tensor, tuple(int(d) for d in dims), kind, _c_type(kind),
+                                   parse_dtype(kind).itemsize))
     return tuple(arguments)
 
 

@@ -34,6 +34,7 @@ from tuner.backends import make_backend, time_source
 from tuner.backends.base import Backend
 from tuner.data.socs import DEFAULT_SOCS_PATH, get_soc
 from tuner.errors import ErrorClass, TunerError, UsageError
+from tuner.graph.operator import GraphOperator
 from tuner.mutate.base import Mutator
 from tuner.ops.base import UnsupportedShapeError, shape_text
 from tuner.processes import check_memory, stop_children
@@ -208,6 +209,8 @@ class Optimizer:
                      "dtype": self.config.dtype, "soc": self.soc.name, "backend": self.backend.name,
                      "variant": variant.name, "options": self.op.opts, "objective": "time_us",
                      "provenance": _provenance(self.config, self.backend.version)}
+            if self.config.task_attrs:
+                attrs["task"] = self.config.task_attrs
             trials.describe(attrs, "time_us", f"**{self.run_name}**, variant `{variant.name}`: {variant.description}"
                             f"\n\nObjective: device time of one launch in µs ({self.time_source}). Failed candidates "
                             "are PRUNED with `error_class` and `error_detail`; each trial's kernel source is an "
@@ -650,6 +653,8 @@ def make_optimizer(config: RunConfig, on_progress: Callable[[Progress], None] | 
     has not the memory for, is refused before any part is made."""
     op = config.operator
     op.check_shape(config.shape)
+    if isinstance(op, GraphOperator):
+        op.write(config.project)
     check_memory(run_memory_bytes(op, config.shape, config.dtype, config.parallel),
                  f"{op.name} {shape_text(config.shape)} {config.dtype} ({INPUT_SETS} input sets with their "
                  f"references, {config.parallel} candidates at once)")

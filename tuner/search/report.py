@@ -11,7 +11,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from tuner.data.socs import get_soc
-from tuner.ops import get_operator
+from tuner.search.config import run_operator
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.rewrites import read_records
 from tuner.search.roofline import roofline
@@ -195,7 +195,7 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
             lineage.append({"variant": info.variant, **parent,
                             "best_us": best_here[0].value if best_here else None})
     mutations = [r.summary() for r in read_records(runs_dir / run)]
-    bound = roofline(get_operator(op).with_options(first.get("options", {})), shape, dtype, get_soc(soc)).bound_us
+    bound = roofline(run_operator(first)[0], shape, dtype, get_soc(soc)).bound_us
     best_dir = runs_dir / run / "best"
     return RunSummary(
         run=run, storage=storage_url, studies=[i.name for i in infos], op=op, shape=list(shape), dtype=dtype,

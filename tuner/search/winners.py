@@ -13,9 +13,9 @@ from tuner.backends.base import Backend
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.mutate.sandbox import ScreenedBackend
-from tuner.ops import get_operator
 from tuner.ops.base import Operator, to_numpy
 from tuner.search.compile_cache import CompileCache, source_hash
+from tuner.search.config import run_operator
 from tuner.search.evaluate import kernel_args
 from tuner.search.export import ExportBundle, export_arguments, write_export
 from tuner.search.report import eligible, retimed_winner
@@ -69,7 +69,10 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     (`runs/<run>/variants/`)."""
     info, frozen = _trial(storage, run, trial)
     attrs = info.attrs
-    op, soc = get_operator(attrs["op"]).with_options(attrs.get("options", {})), get_soc(attrs["soc"])
+    op, own_project = run_operator(attrs)
+    soc = get_soc(attrs["soc"])
+    if attrs.get("task"):
+        project = own_project
     shape, dtype = tuple(attrs["shape"]), attrs["dtype"]
     space = load_space(op.name, project)
     if variants_dir is not None:
@@ -87,7 +90,8 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     untrusted = written_by_llm(variant, space)
     bundle = ExportBundle(
         source=source, kernel=space.kernel,
-        arguments=export_arguments(space.args, dtype, shape, op.output_shapes(shape), op.input_shapes(shape)),
+        arguments=export_arguments(space.args, dtype, shape, op.output_shapes(shape), op.input_shapes(shape),
+                                   {**op.input_dtypes(dtype), **op.output_dtypes(dtype)}),
         tiling=point.tiling, tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
         dtype=dtype, soc=soc.name, backend=attrs["backend"], time_us=frozen.value,
         time_source=str(frozen.user_attrs.get("time_source", "")), variant=variant.name, params=dict(frozen.params),
@@ -109,5 +113,6 @@ def _write_trace(path: Path, backend: Backend, op: Operator, shape: tuple[int, .
     if build.artifact is None:
         return
     inputs = {name: to_numpy(tensor) for name, tensor in op.make_inputs(shape, dtype, 0).items()}
-    args = kernel_args(space, inputs, op.output_shapes(shape), dtype, pack_tiling(point.tiling))
+    args = kernel_args(space, inputs, op.output_shapes(shape), dtype, pack_tiling(point.tiling),
+                       op.output_dtypes(dtype))
     backend.profile(build.artifact, args, point.block_dim, trace=path)

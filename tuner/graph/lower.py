@@ -1,0 +1,599 @@
+"""Lowering: a kernel IR graph as one kernel on the library's generated-kernel skeleton (`_lib/graph.j2`).
+
+The kernel iterates over the graph's largest value, its *iteration shape*. With no reduction and every value either
+that many elements or one, the kernel is `flat` (tiles of the array). Otherwise it is `rows`: the iteration shape as
+rows x cols (cols its last axis), tiles of whole rows; a reduction over the last axis makes one value per row. Each
+value is stored as one of
+
+    full     a tile of the iteration shape            scalar   one number (a constant, or an input of one element)
+    perrow   one value per row (a reduction's)        row      one row shared by all rows (an input such as a weight)
+
+and each node is emitted either for the whole tile at once or, where it reads a per-row value or a reduction, per
+row inside the tile's row loop. Everything is computed in fp32 (16-bit inputs cast up, outputs cast down). What the
+lowering cannot take is a `LoweringError`: one line naming the operation, the value or the shape, and the user's
+line where there is one."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from tuner.errors import UsageError
+from tuner.graph.ir import OPS, Graph, Node, Operand
+
+__all__ = ["C_TYPES", "KernelTensor", "Lowered", "LoweringError", "lower"]
+
+C_TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
+CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
+FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+UNARY_API = {"abs": "Abs", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "relu": "Relu"}
+BINARY_API = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
+REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "amin": "ReduceMin"}
+# vector passes over the data per element, by IR operation (the roofline's work)
+PASSES = {"sigmoid": 4, "tanh": 6, "erf": 40, "pow": 3, "where": 2, "log1p": 2, "expm1": 2, "logical_not": 2,
+          **{op: 2 for op in CMP}}
+
+
+class LoweringError(UsageError):
+    """Raised for a graph the lowering cannot make one kernel of, naming what and where."""
+
+
+@dataclass(frozen=True)
+class KernelTensor:
+    """A GM argument of the kernel: `name` in the kernel, `value` the IR value (input or output) it holds."""
+
+    name: str
+    value: str
+    dtype: str
+    role: str  # full | perrow | row | scalar | gather
+    shape: tuple[int, ...]
+
+    def entry(self) -> dict[str, object]:
+        return {"name": self.name, "type": C_TYPES[self.dtype], "role": self.role, "suffix": "_" + self.name,
+                "local": self.name + "Local"}
+
+
+@dataclass
+class Lowered:
+    """A kernel for one graph: its layout and geometry, its GM arguments in order (inputs, then outputs), and the
+    template variables and math (`tile`, `row`) that `template.py` writes out."""
+
+    layout: str  # flat | rows
+    shape: tuple[int, ...]  # the iteration shape
+    ins: list[KernelTensor]
+    outs: list[KernelTensor]
+    out_values: dict[str, str]  # output name -> the fp32 buffer it is cast from
+    values: int
+    stats: int
+    uses: set[str]
+    gathers: dict[str, dict[str, list[int]]]
+    tile: list[str]
+    row: list[str]
+    passes: int  # vector passes per element, for the roofline
+
+    @property
+    def rows(self) -> int:
+        return math.prod(self.shape[:-1])
+
+    @property
+    def cols(self) -> int:
+        return self.shape[-1]
+
+    @property
+    def total(self) -> int:
+        return math.prod(self.shape)
+
+
+def _padded(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
+    return (1,) * (rank - len(shape)) + tuple(shape)
+
+
+def _literal(value: float) -> str:
+    value = float(value)
+    if math.isnan(value):
+        return "__builtin_nanf(\"\")"
+    if math.isinf(value):
+        return "__builtin_inff()" if value > 0 else "-__builtin_inff()"
+    return f"{value!r}f" if "e" in repr(value) or "." in repr(value) else f"{value!r}.0f"
+
+
+@dataclass
+class _Value:
+    storage: str  # full | perrow | row | scalar
+    phase: str  # tile | row: where it is computed
+    buffer: str = ""  # full / row: a tile buffer; perrow: a stat buffer; scalar: a C++ float expression
+    dtype: str = "float32"
+    number: float | None = None  # a constant scalar
+
+
+@dataclass
+class _Pool:
+    """Buffers of one kind (`v` tile buffers, `s` per-row stat buffers), reused once their values are dead. A buffer
+    freed inside the row loop is free only to the row loop: the tile's math runs before it, and would overwrite a
+    value the loop still reads."""
+
+    prefix: str
+    free: dict[str, list[str]] = field(default_factory=lambda: {"tile": [], "row": []})
+    made: int = 0
+
+    def take(self, phase: str) -> str:
+        for kind in ("tile", "row") if phase == "row" else ("tile",):
+            if self.free[kind]:
+                return self.free[kind].pop()
+        self.made += 1
+        return f"{self.prefix}{self.made - 1}"
+
+    def give(self, name: str, phase: str) -> None:
+        if name.startswith(self.prefix) and name[len(self.prefix):].isdigit():
+            self.free[phase].append(name)
+
+
+class _Emitter:
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.types = graph.types()
+        self.values: dict[str, _Value] = {}
+        self.full, self.stat = _Pool("v"), _Pool("s")
+        self.uses: set[str] = set()
+        self.tile: list[str] = []
+        self.row: list[str] = []
+        self.scalars_read: dict[str, str] = {}  # per-row value -> its scalar in the current row
+        self.holders: dict[str, int] = {}  # buffer -> live values stored in it
+        self.passes = 0
+
+    # ---- where a value lives ------------------------------------------------------------------------------
+    def ref(self, name: str, phase: str) -> str:
+        value = self.values[name]
+        if value.storage in ("full", "row"):
+            return f"{value.buffer}[r * rowStride]" if phase == "row" else value.buffer
+        if value.storage == "perrow":
+            return f"{value.buffer}[r * STAT]"
+        return value.buffer
+
+    def scalar(self, operand: Operand, phase: str) -> str | None:
+        """A C++ float for a scalar operand (a number, a scalar input, or in the row loop a per-row value)."""
+        if not isinstance(operand, str):
+            return _literal(float(operand))
+        value = self.values[operand]
+        if value.storage == "scalar":
+            return value.buffer
+        if value.storage == "perrow" and phase == "row":
+            if operand not in self.scalars_read:
+                name = f"a{len(self.scalars_read)}"
+                self.row.append("            VecToScalar();")
+                self.row.append(f"            const float {name} = {value.buffer}.GetValue(r * STAT);")
+                self.scalars_read[operand] = name
+            return self.scalars_read[operand]
+        return None
+
+    def lines(self, phase: str) -> list[str]:
+        return self.row if phase == "row" else self.tile
+
+    def put(self, phase: str, call: str) -> None:
+        indent = "            " if phase == "row" else "        "
+        self.lines(phase).extend([indent + call, indent + "PipeBarrier<PIPE_V>();"])
+
+    def macro(self, phase: str, text: str) -> None:
+        self.lines(phase).append(text)
+
+    # ---- buffers ------------------------------------------------------------------------------------------
+    def hold(self, buffer: str) -> None:
+        self.holders[buffer] = self.holders.get(buffer, 0) + 1
+
+    def release(self, buffer: str, phase: str) -> None:
+        self.holders[buffer] -= 1
+        if self.holders[buffer] == 0:
+            self.full.give(buffer, phase)
+            self.stat.give(buffer, phase)
+
+    def temp(self, phase: str) -> str:
+        name = self.full.take(phase)
+        self.hold(name)
+        return name
+
+
+def _fail(node: Node, what: str) -> LoweringError:
+    return LoweringError(f"{node.op} ({node.source or node.name}): {what}")
+
+
+def _iteration_shape(graph: Graph) -> tuple[int, ...]:
+    shapes = [i.type.shape for i in graph.inputs] + [n.type.shape for n in graph.nodes]
+    return max(shapes, key=lambda s: (math.prod(s), len(s)), default=())
+
+
+def _check_dtypes(graph: Graph) -> None:
+    for item in graph.inputs:
+        if item.type.dtype not in C_TYPES:
+            raise LoweringError(f"input {item.name} is {item.type}: the kernels take float32, float16 and bfloat16 "
+                                "tensors so far")
+    types = graph.types()
+    for name in graph.outputs:
+        if types[name].dtype not in C_TYPES:
+            raise LoweringError(f"output {name} is {types[name]}: the kernels write float32, float16 and bfloat16 "
+                                "tensors so far")
+
+
+def _storage_of_input(shape: tuple[int, ...], space: tuple[int, ...], flat: bool) -> str:
+    if math.prod(shape) == 1:
+        return "scalar"
+    if flat:
+        return "full"
+    padded = _padded(shape, len(space))
+    if padded == space:
+        return "full"
+    if padded[-1] == space[-1] and all(d == 1 for d in padded[:-1]):
+        return "row"
+    if padded[-1] == space[-1] and all(d in (1, s) for d, s in zip(padded, space, strict=True)):
+        return "gather"
+    if padded == space[:-1] + (1,):
+        return "perrow"
+    return ""
+
+
+def _gather(shape: tuple[int, ...], space: tuple[int, ...]) -> dict[str, list[int]]:
+    """The output's leading dims and the input's row stride along each (0 where the input broadcasts)."""
+    padded = _padded(shape, len(space))
+    strides, stride = [], 1
+    for dim in reversed(padded[:-1]):
+        strides.append(0 if dim == 1 else stride)
+        stride *= dim
+    return {"dims": list(space[:-1]), "strides": list(reversed(strides))}
+
+
+def lower(graph: Graph) -> Lowered:
+    """The graph as one kernel; LoweringError for what it cannot take."""
+    _check_dtypes(graph)
+    space = _iteration_shape(graph)
+    total = math.prod(space)
+    reductions = [n for n in graph.nodes if OPS[n.op][0] == "reduce"]
+    flat = not reductions and all(math.prod(t.shape) in (1, total) for t in graph.types().values())
+    if not flat:
+        space = _padded(space, 2)
+    emitter = _Emitter(graph)
+    ins: list[KernelTensor] = []
+    gathers: dict[str, dict[str, list[int]]] = {}
+    for item in graph.inputs:
+        role = _storage_of_input(item.type.shape, space, flat)
+        if not role:
+            raise LoweringError(f"input {item.name} of shape {list(item.type.shape)} does not broadcast to the "
+                                f"kernel's {list(space)} as one of: the whole, a row per row, a value per row, "
+                                "one row, one value")
+        ins.append(KernelTensor(item.name, item.name, item.type.dtype, role, item.type.shape))
+        buffer = {"scalar": f"{item.name}S", "perrow": f"{item.name}P"}.get(role, f"{item.name}F")
+        storage = "full" if role == "gather" else role
+        emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
+        if role == "gather":
+            gathers[item.name] = _gather(item.type.shape, space)
+    last_use = {}
+    for index, node in enumerate(graph.nodes):
+        for operand in node.operands:
+            if isinstance(operand, str):
+                last_use[operand] = index
+    for name in graph.outputs:
+        last_use[name] = len(graph.nodes)
+    for value in emitter.values.values():
+        emitter.hold(value.buffer)
+    for index, node in enumerate(graph.nodes):
+        _emit(emitter, node, space, flat)
+        phase = emitter.values[node.name].phase
+        for operand in set(o for o in node.operands if isinstance(o, str)):
+            if last_use.get(operand) == index:
+                emitter.release(emitter.values[operand].buffer, phase)
+        if node.name not in last_use:
+            emitter.release(emitter.values[node.name].buffer, phase)
+    outs, out_values = [], {}
+    for index, name in enumerate(graph.outputs):
+        value = emitter.values[name]
+        if value.storage not in ("full", "perrow") or name in {i.name for i in graph.inputs}:
+            raise LoweringError(f"output {index} ({name}, {emitter.types[name]}) is not computed over the kernel's "
+                                f"{list(space)}: an output must be a computed tensor of that shape or one value "
+                                "per row")
+        kernel_name = f"out{index}"
+        outs.append(KernelTensor(kernel_name, name, emitter.types[name].dtype, value.storage,
+                                 emitter.types[name].shape))
+        out_values[kernel_name] = value.buffer
+    return Lowered("flat" if flat else "rows", space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
+                   emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1))
+
+
+def _combine(storages: list[str]) -> str:
+    kinds = set(storages)
+    if "full" in kinds or {"perrow", "row"} <= kinds:
+        return "full"
+    for kind in ("perrow", "row"):
+        if kind in kinds:
+            return kind
+    return "scalar"
+
+
+def _emit(em: _Emitter, node: Node, space: tuple[int, ...], flat: bool) -> None:
+    operands = [em.values[o] if isinstance(o, str) else None for o in node.operands]
+    family = OPS[node.op][0]
+    if any(isinstance(o, str) and em.types[o].dtype not in C_TYPES and em.types[o].dtype != "bool"
+           for o in node.operands):
+        raise _fail(node, "integer tensors are not yet lowered")
+    phase = "row" if family == "reduce" or any(
+        v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands) else "tile"
+    if family == "layout":
+        source = operands[0]
+        if source is None:
+            raise _fail(node, "a view of a constant")
+        if not flat and node.op == "view" and source.storage == "full" and _padded(node.type.shape, len(space)) != \
+                space:
+            raise _fail(node, f"a view from {list(space)} to {list(node.type.shape)} changes the rows of the kernel")
+        em.values[node.name] = _Value(source.storage, source.phase, source.buffer, node.type.dtype, source.number)
+        em.hold(source.buffer)
+        return
+    if family == "reduce":
+        _reduce(em, node, space)
+        return
+    storage = _combine([v.storage if v is not None else "scalar" for v in operands])
+    if storage == "full" and not flat and _padded(node.type.shape, len(space)) != space:
+        raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
+    for operand, value in zip(node.operands, operands, strict=True):
+        if storage == "full" and value is not None and value.storage == "perrow" and \
+                _padded(em.types[str(operand)].shape, len(space)) != space[:-1] + (1,) and \
+                math.prod(em.types[str(operand)].shape) != 1:
+            raise _fail(node, f"{operand} ({em.types[str(operand)]}) broadcasts along the rows, not the columns")
+    if storage == "scalar":
+        _scalar(em, node, operands)
+        return
+    if storage == "row" and phase == "tile":
+        storage = "full"  # computed on the replicated tile: the same layout
+    pool = em.stat if storage == "perrow" else em.full
+    buffer = pool.take(phase)
+    em.hold(buffer)
+    em.values[node.name] = _Value(storage, phase, buffer, node.type.dtype)
+    count = ("1" if storage == "perrow" else "cols") if phase == "row" else "count"
+    em.passes += PASSES.get(node.op, 1)
+    _pointwise(em, node, phase, em.ref(node.name, phase), count)
+
+
+def _scalar(em: _Emitter, node: Node, operands: list[_Value | None]) -> None:
+    """A node over constants and scalar inputs: folded where every operand is a number, else C++ on the scalar
+    unit for the arithmetic the scalar unit has."""
+    numbers = [float(o) if v is None else v.number for o, v in zip(node.operands, operands, strict=True)]
+    if all(n is not None for n in numbers):  # folded as torch computes it
+        args = [torch.tensor(n, dtype=torch.float64) for n in numbers]
+        folded = _fold(node, args)
+        em.values[node.name] = _Value("scalar", "tile", _literal(folded), node.type.dtype, folded)
+        return
+    texts = [em.scalar(o, "tile") for o in node.operands]
+    infix = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+    if node.op in infix and len(texts) == 2:
+        expression = f"({texts[0]} {infix[node.op]} {texts[1]})"
+    elif node.op == "neg":
+        expression = f"(-{texts[0]})"
+    elif node.op == "cast" and node.type.dtype in ("float32",):
+        expression = str(texts[0])
+    else:
+        raise _fail(node, "this operation on a one-element input alone is not lowered (only + - * / and negation)")
+    em.values[node.name] = _Value("scalar", "tile", expression, node.type.dtype)
+
+
+def _fold(node: Node, args: list[torch.Tensor]) -> float:
+    unary = {"neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
+             "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+             "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "log1p": torch.log1p,
+             "expm1": torch.expm1, "logical_not": torch.logical_not}
+    binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
+              "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt,
+              "le": torch.le, "gt": torch.gt, "ge": torch.ge, "logical_and": torch.logical_and,
+              "logical_or": torch.logical_or}
+    if node.op in unary:
+        return float(unary[node.op](args[0]))
+    if node.op in binary:
+        return float(binary[node.op](args[0], args[1]))
+    if node.op == "where":
+        return float(args[1] if bool(args[0]) else args[2])
+    if node.op == "clamp":
+        return float(torch.clamp(args[0], min=node.attrs.get("min"), max=node.attrs.get("max")))
+    if node.op == "cast":
+        return float(args[0])
+    raise _fail(node, "cannot fold this operation on constants")
+
+
+def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
+    source = em.values[str(node.operands[0])]
+    shape = em.types[str(node.operands[0])].shape
+    last = len(shape) - 1
+    if source.storage not in ("full", "row") or _padded(shape, len(space)) != space or node.attrs["dims"] != (last,):
+        raise _fail(node, f"a reduction over axes {list(node.attrs['dims'])} of {list(shape)}: reductions over the "
+                          "last axis of the kernel's rows are lowered so far")
+    buffer = em.stat.take("row")
+    em.hold(buffer)
+    em.values[node.name] = _Value("perrow", "row", buffer, node.type.dtype)
+    em.uses.add("work")
+    em.passes += 1
+    dst = f"{buffer}[r * STAT]"
+    em.put("row", f"{REDUCE_API[node.op]}({dst}, {em.ref(str(node.operands[0]), 'row')}, work, cols);")
+    if node.op == "mean":
+        em.put("row", f"Muls({dst}, {dst}, {_literal(1.0 / space[-1])}, 1);")
+
+
+def _tensor(em: _Emitter, operand: Operand, phase: str, count: str, temps: list[str]) -> str:
+    """A tensor reference for an operand, a scalar one filled into a scratch buffer (Duplicate)."""
+    if isinstance(operand, str) and em.values[operand].storage in ("full", "row"):
+        return em.ref(operand, phase)
+    if isinstance(operand, str) and em.values[operand].storage == "perrow" and count == "1":
+        return em.ref(operand, phase)
+    text = em.scalar(operand, phase)
+    buffer = em.temp(phase)
+    temps.append(buffer)
+    ref = f"{buffer}[r * rowStride]" if phase == "row" else buffer
+    em.put(phase, f"Duplicate({ref}, {text}, {count});")
+    return ref
+
+
+def _bool(em: _Emitter, operand: Operand, phase: str, count: str, temps: list[str]) -> str:
+    """A 0/1 tensor for an operand taken as a truth value: a bool value as it is, anything else compared with 0."""
+    if isinstance(operand, str) and em.types[operand].dtype == "bool":
+        return _tensor(em, operand, phase, count, temps)
+    source = _tensor(em, operand, phase, count, temps)
+    buffer = em.temp(phase)
+    temps.append(buffer)
+    ref = f"{buffer}[r * rowStride]" if phase == "row" else buffer
+    _select_mask(em, phase, f"Compares(mask, {source}, 0.0f, CMPMODE::NE, AlignUp({count}, 64));")
+    em.put(phase, f"Select({ref}, mask, ones, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
+    return ref
+
+
+def _select_mask(em: _Emitter, phase: str, compare: str) -> None:
+    em.uses.update({"mask", "ones"})
+    em.put(phase, compare)
+
+
+def _pointwise(em: _Emitter, node: Node, phase: str, dst: str, count: str) -> None:
+    op, operands = node.op, node.operands
+    temps: list[str] = []
+    scal = [em.scalar(o, phase) if not isinstance(o, str) or em.values[o].storage == "scalar" or
+            (em.values[o].storage == "perrow" and count != "1") else None for o in operands]
+
+    def tensor(i: int) -> str:
+        return _tensor(em, operands[i], phase, count, temps)
+
+    if op in UNARY_API:
+        em.put(phase, f"{UNARY_API[op]}({dst}, {tensor(0)}, {count});")
+    elif op == "neg":
+        em.put(phase, f"Muls({dst}, {tensor(0)}, -1.0f, {count});")
+    elif op == "reciprocal":
+        em.uses.add("ones")
+        em.put(phase, f"Div({dst}, ones, {tensor(0)}, {count});")
+    elif op in ("sigmoid", "tanh"):
+        em.uses.add("ones")
+        em.macro(phase, f"{{{{ elementwise.{op}('{dst}', '{tensor(0)}', '{count}', 'ones') }}}}")
+    elif op == "erf":
+        em.uses.update({"ones", "mask"})
+        x = tensor(0)
+        t, u = em.temp(phase), em.temp(phase)
+        temps += [t, u]
+        row = "[r * rowStride]" if phase == "row" else ""
+        em.macro(phase, f"{{{{ elementwise.erf('{dst}', '{x}', '{t}{row}', '{u}{row}', '{count}', 'ones', 'mask') }}}}")
+    elif op in ("log1p", "expm1"):
+        if op == "log1p":
+            em.put(phase, f"Adds({dst}, {tensor(0)}, 1.0f, {count});")
+            em.put(phase, f"Ln({dst}, {dst}, {count});")
+        else:
+            em.put(phase, f"Exp({dst}, {tensor(0)}, {count});")
+            em.put(phase, f"Adds({dst}, {dst}, -1.0f, {count});")
+    elif op == "clamp":
+        source = tensor(0)
+        low, high = node.attrs.get("min"), node.attrs.get("max")
+        if low is None and high is None:
+            em.put(phase, f"Muls({dst}, {source}, 1.0f, {count});")
+        if low is not None:
+            em.put(phase, f"Maxs({dst}, {source}, {_literal(low)}, {count});")
+            source = dst
+        if high is not None:
+            em.put(phase, f"Mins({dst}, {source}, {_literal(high)}, {count});")
+    elif op == "cast":
+        _cast(em, node, phase, dst, tensor(0), count, temps)
+    elif op in BINARY_API:
+        _binary(em, node, phase, dst, count, scal, tensor)
+    elif op == "pow":
+        _power(em, node, phase, dst, count, scal, tensor)
+    elif op in CMP:
+        _compare(em, node, phase, dst, count, scal, tensor)
+    elif op in ("logical_and", "logical_or", "logical_not"):
+        flags = [_bool(em, o, phase, count, temps) for o in operands]
+        if op == "logical_not":
+            em.put(phase, f"Muls({dst}, {flags[0]}, -1.0f, {count});")
+            em.put(phase, f"Adds({dst}, {dst}, 1.0f, {count});")
+        else:
+            em.put(phase, f"{'Mul' if op == 'logical_and' else 'Max'}({dst}, {flags[0]}, {flags[1]}, {count});")
+    elif op == "where":
+        condition = _bool(em, operands[0], phase, count, temps)
+        _select_mask(em, phase, f"Compares(mask, {condition}, 0.5f, CMPMODE::GT, AlignUp({count}, 64));")
+        if scal[1] is None and scal[2] is None:
+            em.put(phase, f"Select({dst}, mask, {tensor(1)}, {tensor(2)}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});")
+        elif scal[2] is not None:
+            em.put(phase, f"Select({dst}, mask, {tensor(1)}, {scal[2]}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
+        else:
+            _select_mask(em, phase, f"Compares(mask, {condition}, 0.5f, CMPMODE::LT, AlignUp({count}, 64));")
+            em.put(phase, f"Select({dst}, mask, {tensor(2)}, {scal[1]}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
+    else:
+        raise _fail(node, "not lowered yet")
+    for buffer in temps:
+        em.release(buffer, phase)
+
+
+def _cast(em: _Emitter, node: Node, phase: str, dst: str, source: str, count: str, temps: list[str]) -> None:
+    target = node.type.dtype
+    if target == "float32":
+        em.put(phase, f"Muls({dst}, {source}, 1.0f, {count});")
+    elif target in ("float16", "bfloat16"):
+        narrow = em.temp(phase)
+        temps.append(narrow)
+        kind = C_TYPES[target]
+        ref = f"{narrow}.ReinterpretCast<{kind}>(){'[r * rowStride]' if phase == 'row' else ''}"
+        em.put(phase, f"Cast({ref}, {source}, RoundMode::CAST_RINT, {count});")
+        em.put(phase, f"Cast({dst}, {ref}, RoundMode::CAST_NONE, {count});")
+    elif target == "bool":
+        _select_mask(em, phase, f"Compares(mask, {source}, 0.0f, CMPMODE::NE, AlignUp({count}, 64));")
+        em.put(phase, f"Select({dst}, mask, ones, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
+    else:
+        whole = em.temp(phase)
+        temps.append(whole)
+        ref = f"{whole}.ReinterpretCast<int32_t>(){'[r * rowStride]' if phase == 'row' else ''}"
+        em.put(phase, f"Cast({ref}, {source}, RoundMode::CAST_TRUNC, {count});")
+        em.put(phase, f"Cast({dst}, {ref}, RoundMode::CAST_NONE, {count});")
+
+
+def _binary(em: _Emitter, node: Node, phase: str, dst: str, count: str, scal: list[str | None], tensor) -> None:
+    op = node.op
+    if scal[0] is None and scal[1] is None:
+        em.put(phase, f"{BINARY_API[op]}({dst}, {tensor(0)}, {tensor(1)}, {count});")
+    elif scal[1] is not None:  # tensor op scalar
+        x, s = tensor(0), scal[1]
+        if op == "add":
+            em.put(phase, f"Adds({dst}, {x}, {s}, {count});")
+        elif op == "sub":
+            em.put(phase, f"Adds({dst}, {x}, -({s}), {count});")
+        elif op == "mul":
+            em.put(phase, f"Muls({dst}, {x}, {s}, {count});")
+        elif op == "div":
+            em.put(phase, f"Muls({dst}, {x}, 1.0f / ({s}), {count});")
+        else:
+            em.put(phase, f"{'Maxs' if op == 'maximum' else 'Mins'}({dst}, {x}, {s}, {count});")
+    else:  # scalar op tensor
+        s, x = scal[0], tensor(1)
+        if op in ("add", "mul", "maximum", "minimum"):
+            api = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}[op]
+            em.put(phase, f"{api}({dst}, {x}, {s}, {count});")
+        elif op == "sub":
+            em.put(phase, f"Muls({dst}, {x}, -1.0f, {count});")
+            em.put(phase, f"Adds({dst}, {dst}, {s}, {count});")
+        else:
+            em.put(phase, f"Duplicate({dst}, {s}, {count});")
+            em.put(phase, f"Div({dst}, {dst}, {x}, {count});")
+
+
+def _power(em: _Emitter, node: Node, phase: str, dst: str, count: str, scal: list[str | None], tensor) -> None:
+    exponent = node.operands[1]
+    if scal[0] is None and not isinstance(exponent, str):
+        em.uses.add("ones")
+        em.macro(phase, f"{{{{ elementwise.power('{dst}', '{tensor(0)}', {float(exponent)!r}, '{count}', 'ones') }}}}")
+    elif scal[0] is None:
+        em.put(phase, f"Ln({dst}, {tensor(0)}, {count});")
+        em.put(phase, f"Mul({dst}, {dst}, {tensor(1)}, {count});")
+        em.put(phase, f"Exp({dst}, {dst}, {count});")
+    else:
+        base = node.operands[0]
+        if isinstance(base, str):
+            raise _fail(node, "a one-element input raised to a tensor power is not lowered")
+        em.put(phase, f"Muls({dst}, {tensor(1)}, {_literal(math.log(float(base)))}, {count});")
+        em.put(phase, f"Exp({dst}, {dst}, {count});")
+
+
+def _compare(em: _Emitter, node: Node, phase: str, dst: str, count: str, scal: list[str | None], tensor) -> None:
+    op = node.op
+    if scal[0] is None and scal[1] is None:
+        compare = f"Compare(mask, {tensor(0)}, {tensor(1)}, CMPMODE::{CMP[op]}, AlignUp({count}, 64));"
+    elif scal[1] is not None:
+        compare = f"Compares(mask, {tensor(0)}, {scal[1]}, CMPMODE::{CMP[op]}, AlignUp({count}, 64));"
+    else:
+        compare = f"Compares(mask, {tensor(1)}, {scal[0]}, CMPMODE::{CMP[FLIPPED[op]]}, AlignUp({count}, 64));"
+    _select_mask(em, phase, compare)
+    em.put(phase, f"Select({dst}, mask, ones, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
