@@ -22,13 +22,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "tuner.backends.args": ("tuner.errors",),
     "tuner.sim": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes", "tuner.backends.args"),
     "tuner.ops": ("tuner.errors",),
-    "tuner.graph": ("tuner.errors",),
+    "tuner.graph": ("tuner.errors", "tuner.ops"),
     "tuner.space": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes"),
     "tuner.backends": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes", "tuner.sim", "tuner.ops"),
     "tuner.mutate": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes", "tuner.sim", "tuner.ops",
                      "tuner.space", "tuner.backends"),
     "tuner.search": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes", "tuner.sim", "tuner.ops",
-                     "tuner.space", "tuner.backends", "tuner.mutate"),
+                     "tuner.graph", "tuner.space", "tuner.backends", "tuner.mutate"),
     "tuner.selftest": (*FOUNDATION, "tuner.data", "tuner.backends", "tuner.ops", "tuner.search"),
 }
 TOP = ("tuner.console", "tuner.cli", "tuner")  # above everything: may import any part

@@ -65,6 +65,24 @@ def test_the_library_digest_follows_every_library_file(tmp_path: Path, monkeypat
         before = library_digest()
 
 
+def test_a_templates_digest_follows_the_library_files_it_reaches_and_no_other(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    copy = tmp_path / "_lib"
+    shutil.copytree(LIBRARY, copy)
+    monkeypatch.setattr(render, "LIBRARY", copy)
+    template = tmp_path / "kernel.cpp.j2"
+    template.write_text('{% extends "parent.cpp.j2" %}\n')  # a rule's child: the library through its parent
+    (tmp_path / "parent.cpp.j2").write_text('{% extends "_lib/flat.j2" %}\n')
+    alone = tmp_path / "alone.cpp.j2"
+    alone.write_text("// no library\n")
+    before, nothing = library_digest(template), library_digest(alone)
+    (copy / "pipeline.j2").write_text((copy / "pipeline.j2").read_text() + "\n")  # flat.j2 imports it
+    assert library_digest(template) != before and library_digest(alone) == nothing
+    before = library_digest(template)
+    (copy / "graph.j2").write_text((copy / "graph.j2").read_text() + "\n")  # not reached from flat.j2
+    assert library_digest(template) == before
+
+
 def test_the_example_operator_is_its_math_plus_a_yaml_of_60_to_100_lines_shown_in_the_docs():
     lines = len(EXAMPLE_YAML.read_text().splitlines()) + len(EXAMPLE_TEMPLATE.read_text().splitlines())
     assert 60 <= lines <= 100

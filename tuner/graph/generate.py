@@ -70,7 +70,7 @@ def _ub_expression(lowered: Lowered) -> str:
                 terms.append(f"{slot} * 4")
                 buffers += 1
             if t.role == "perrow":
-                terms.append("tile_rows * stat * 4")
+                terms.append("align_up(tile_rows, 8) * stat * 4")
                 buffers += 1
         elif t.role == "row":
             terms.append(f"{tile} * 4 + row_stride * {_bytes(t)}")

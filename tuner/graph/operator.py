@@ -44,8 +44,8 @@ class GraphOperator(Operator):
 
     @property
     def run_label(self) -> str:
-        """The name, function and shapes a run of it is called by: `my_op-8x64.64-float16`."""
-        shapes = ".".join(shape_text(t.shape) for t in self.lowered.ins)
+        """The name, function and forward's shapes a run of it is called by: `my_op-8x64.64-float16`."""
+        shapes = ".".join(shape_text(i.type.shape) for i in self.graph.inputs if i.kind == "input")
         return f"{self.name}-{shapes}-{self.dtype}"
 
     def write(self, root: Path) -> None:

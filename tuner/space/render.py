@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import resource
 import select
 import signal
@@ -140,11 +141,32 @@ def library_files() -> dict[str, str]:
     return {f"{LIBRARY_PREFIX}/{path.name}": read_template(path) for path in sorted(LIBRARY.glob("*.j2"))}
 
 
-def library_digest() -> str:
-    """A hash of every file of the kernel library: a rendered kernel depends on it as on its own template."""
+_REFERENCE = re.compile(r"""{%-?\s*(?:extends|import|include|from)\s+["']([^"']+)["']""")
+
+
+def library_digest(template: Path | None = None) -> str:
+    """A hash of the kernel library files a template reaches (through extends, import, include and from, in the
+    library and beside the template, transitively): a rendered kernel depends on them as on its own template, and
+    on no other library file. Without a template, every library file."""
+    files = library_files()
+    if template is None:
+        reached = sorted(files)
+    else:
+        reached, pending, seen = [], [template.read_text() if template.is_file() else ""], set()
+        while pending:
+            for name in _REFERENCE.findall(pending.pop()):
+                if name in seen:
+                    continue
+                seen.add(name)
+                if name in files:
+                    reached.append(name)
+                    pending.append(files[name])
+                elif template is not None and (template.parent / name).is_file():
+                    pending.append((template.parent / name).read_text())
+        reached.sort()
     digest = hashlib.sha256()
-    for name, text in library_files().items():
-        digest.update(f"{name}\0{len(text)}\0{text}".encode())
+    for name in reached:
+        digest.update(f"{name}\0{len(files[name])}\0{files[name]}".encode())
     return digest.hexdigest()
 
 

@@ -231,14 +231,14 @@ class Variant:
         return min(candidates, key=distance)
 
     def fingerprint(self, context: Mapping[str, Any]) -> str:
-        """Hash of the template text, the kernel library it imports and the space as resolved for this context
+        """Hash of the template text, the kernel library files it reaches and the space as resolved for this context
         (decides the study)."""
         payload = json.dumps({"space": self.raw, "distributions": {
             k: od.distribution_to_json(d) for k, d in self.distributions(context).items()}}, sort_keys=True,
             default=str)
         h = hashlib.sha256(payload.encode())
         h.update(self.template.read_bytes() if self.template.is_file() else b"")
-        h.update(library_digest().encode())
+        h.update(library_digest(self.template).encode())
         return h.hexdigest()[:12]
 
 

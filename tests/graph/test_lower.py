@@ -1,0 +1,101 @@
+"""Lowering a captured graph: the layout and roles it picks, the per-row schedule of reductions, the template and
+search space it writes, and one line for what it cannot take."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import yaml
+
+from tuner.graph.capture import capture
+from tuner.graph.generate import space_text, template_text
+from tuner.graph.lower import LoweringError, lower
+from tuner.space.render import render_kernel
+from tuner.space.spaces import parse_space
+
+
+class Forward(torch.nn.Module):
+    """A module around a function; torch.export names its positional inputs args_0, args_1, ..."""
+
+    def __init__(self, function, **parameters: torch.Tensor) -> None:
+        super().__init__()
+        self.function = function
+        for name, value in parameters.items():
+            self.register_parameter(name, torch.nn.Parameter(value))
+
+    def forward(self, *args):
+        return self.function(self, *args)
+
+
+def _lowered(function, *inputs, **parameters):
+    graph = capture(Forward(function, **parameters), list(inputs))
+    return graph, lower(graph)
+
+
+def test_elementwise_with_one_value_inputs_is_flat() -> None:
+    graph, lowered = _lowered(lambda m, x, s: torch.tanh(x) * s + 1.5, torch.randn(8, 100), torch.randn(1))
+    assert lowered.layout == "flat" and lowered.total == 800
+    assert [(t.name, t.role) for t in lowered.ins] == [("args_0", "full"), ("args_1", "scalar")]
+    assert lowered.row == [] and any("elementwise.tanh" in line for line in lowered.tile)
+    assert any("args_1S" in line for line in lowered.tile)  # the one-value input as a scalar operand
+
+
+def test_a_last_axis_reduction_makes_rows_with_per_row_values() -> None:
+    graph, lowered = _lowered(lambda m, x: x - x.amax(-1, keepdim=True) + m.w, torch.randn(6, 40),
+                              w=torch.randn(40))
+    assert lowered.layout == "rows" and (lowered.rows, lowered.cols) == (6, 40)
+    assert {t.name: t.role for t in lowered.ins} == {"p_w": "row", "args_0": "full"}
+    assert lowered.stats == 1 and "work" in lowered.uses
+    row = "\n".join(lowered.row)
+    assert "ReduceMax(s0[r * STAT], args_0F[r * rowStride], work, cols);" in row
+    assert "GetValue(r * STAT)" in row and "Adds(" in row  # x - max: the per-row value as a scalar
+    assert any("Add(" in line and "p_wF" in line for line in lowered.row + lowered.tile)
+
+
+def test_a_buffer_freed_inside_the_row_loop_is_not_reused_by_the_tile_math_before_it() -> None:
+    # y = exp(x) is tile math; its last use is inside the loop, and z = 2x (tile math again, later in the graph)
+    # must not land in y's buffer, which the loop still reads
+    graph, lowered = _lowered(lambda m, x: (torch.exp(x) - torch.exp(x).sum(-1, keepdim=True), x * 2.0),
+                              torch.randn(4, 64))
+    exp_buffer = next(line.split("(")[1].split(",")[0] for line in lowered.tile if line.strip().startswith("Exp("))
+    double_buffer = next(line.split("(")[1].split(",")[0] for line in lowered.tile if "2.0f" in line)
+    assert exp_buffer != double_buffer
+
+
+def test_a_broadcast_input_is_gathered_row_by_row_with_its_strides() -> None:
+    graph, lowered = _lowered(lambda m, x, y: x * y, torch.randn(3, 5, 16), torch.randn(3, 1, 16))
+    assert {t.name: t.role for t in lowered.ins} == {"args_0": "full", "args_1": "gather"}
+    assert lowered.gathers["args_1"] == {"dims": [3, 5], "strides": [1, 0]}
+
+
+@pytest.mark.parametrize(("function", "inputs", "says"), [
+    (lambda m, x: x.sum(0), [torch.randn(8, 4)], "reductions over the last axis"),
+    (lambda m, x, y: x + y, [torch.randn(8, 4, 3), torch.randn(4, 1)], "does not broadcast"),
+    (lambda m, x: x.to(torch.int32) + 1, [torch.randn(8, 4)], "the kernels write float32"),
+])
+def test_what_the_lowering_cannot_take_is_one_line(function, inputs, says: str) -> None:
+    graph = capture(Forward(function), inputs)
+    with pytest.raises(LoweringError) as caught:
+        lower(graph)
+    assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_generated_template_and_space_render_and_parse(tmp_path) -> None:
+    graph, lowered = _lowered(lambda m, x: torch.softmax(x.float(), -1).half(), torch.randn(5, 33).half())
+    template = tmp_path / "templates" / "ascendc" / "my_op" / "generated" / "kernel.cpp.j2"
+    template.parent.mkdir(parents=True)
+    template.write_text(template_text(lowered, graph, "my_op.py"))
+    space_path = tmp_path / "search_spaces" / "my_op.yaml"
+    space_path.parent.mkdir()
+    text = space_text(lowered, "my_op", "my_op.py")
+    space_path.write_text(text)
+    space = parse_space(text, space_path, tmp_path / "templates" / "ascendc")
+    variant = space.variant("generated")
+    assert [a.name for a in space.args] == ["args_0", "out0", "tiling"]
+    assert yaml.safe_load(text)["baseline"][0]["knobs"]["tile_rows"] == 1
+    for sync in ("queue", "flags", "barrier"):
+        source = render_kernel(variant.template, kernel=space.kernel, dtype="float16", struct=space.tiling_struct,
+                               tiling_fields=[n for n, _ in variant.tiling],
+                               structural={"buffer_num": 1, "copy": "data_copy_pad", "sync": sync})
+        assert "ReduceMax(" in source and "ReduceSum(" in source and "LocalTensor<half> args_0Local" in source
+        assert "{{" not in source and "{%" not in source
