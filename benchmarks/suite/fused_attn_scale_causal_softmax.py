@@ -1,4 +1,5 @@
-"""Attention scores scaled by 1/sqrt(64), masked with a fixed causal boolean buffer via masked_fill(-inf), then softmax; float32 2x4x77x77."""
+"""Attention scores scaled by 1/sqrt(64), masked with a fixed causal boolean buffer via masked_fill(-inf), then
+softmax; float32 2x4x77x77."""
 import math
 
 import torch

@@ -1,4 +1,5 @@
-"""MoE-style gating without topk: softmax over 16 experts, keep probabilities >= 0.05 (at most 1/16, so each row keeps one), renormalize; float16 333x16."""
+"""MoE-style gating without topk: softmax over 16 experts, keep probabilities >= 0.05 (at most 1/16, so each row
+keeps one), renormalize; float16 333x16."""
 import torch
 import torch.nn as nn
 

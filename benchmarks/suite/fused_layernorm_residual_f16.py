@@ -1,4 +1,5 @@
-"""Post-norm block tail: LayerNorm(x + residual) with deterministic affine, float16 in, float32 statistics, 1x13x768 (13 tokens, size-1 batch)."""
+"""Post-norm block tail: LayerNorm(x + residual) with deterministic affine, float16 in, float32 statistics,
+1x13x768 (13 tokens, size-1 batch)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,5 @@
-"""Per-token symmetric int8-style quantization written in float: scale = amax|x|/127, round(x/scale).clamp(-128, 127); float32 29x1536, returns (q, scale)."""
+"""Per-token symmetric int8-style quantization written in float: scale = amax|x|/127, round(x/scale).clamp(-128,
+127); float32 29x1536, returns (q, scale)."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""RoPE applied to q (8 heads) and k (2 heads) together, bfloat16, seq 37, head_dim 128, cos/sin [seq, dim] buffers; returns (q, k)."""
+"""RoPE applied to q (8 heads) and k (2 heads) together, bfloat16, seq 37, head_dim 128, cos/sin [seq, dim]
+buffers; returns (q, k)."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""RoPE in rotate-half form on float32 2x4x64x64 (batch, heads, seq, head_dim) with cos/sin buffers of shape [seq, dim]."""
+"""RoPE in rotate-half form on float32 2x4x64x64 (batch, heads, seq, head_dim) with cos/sin buffers of shape
+[seq, dim]."""
 import torch
 import torch.nn as nn
 

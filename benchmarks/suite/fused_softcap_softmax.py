@@ -1,4 +1,5 @@
-"""Softcapped softmax, softmax(cap * tanh(x / cap)) with cap 5, over the last axis of float32 32x1000 (inputs scaled by 4)."""
+"""Softcapped softmax, softmax(cap * tanh(x / cap)) with cap 5, over the last axis of float32 32x1000 (inputs
+scaled by 4)."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""LayerNorm over 777 features with deterministic weight and bias, float32, 19 rows (fewer than the cores, odd width)."""
+"""LayerNorm over 777 features with deterministic weight and bias, float32, 19 rows (fewer than the cores, odd
+width)."""
 import torch
 import torch.nn as nn
 

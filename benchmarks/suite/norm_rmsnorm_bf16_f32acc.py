@@ -1,4 +1,5 @@
-"""RMSNorm written out, bfloat16 in, statistics in float32, cast back and scaled by a weight: 3 rows of 4096 (decode-sized)."""
+"""RMSNorm written out, bfloat16 in, statistics in float32, cast back and scaled by a weight: 3 rows of 4096
+(decode-sized)."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""x + bias[C] broadcast over an NCHW float16 tensor (4x24x15x15): a per-channel parameter on a 4-D input with 15x15 planes."""
+"""x + bias[C] broadcast over an NCHW float16 tensor (4x24x15x15): a per-channel parameter on a 4-D input with
+15x15 planes."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""float16 in, 3 * sigmoid(x) computed in float32, cast back to float16: an up/down cast pair around the math, 333x77."""
+"""float16 in, 3 * sigmoid(x) computed in float32, cast back to float16: an up/down cast pair around the math,
+333x77."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""tanh(x) * sigmoid(1.702 x) + 0.1 x^2 - y: a longer chain mixing two inputs, float16 4096x16 (many short 32-byte rows)."""
+"""tanh(x) * sigmoid(1.702 x) + 0.1 x^2 - y: a longer chain mixing two inputs, float16 4096x16 (many short
+32-byte rows)."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""Elementwise exp over a 37x1000 float32 matrix: 37 rows (not a multiple of the 20 cores), 1000 columns (4000 bytes, not a multiple of 32)."""
+"""Elementwise exp over a 37x1000 float32 matrix: 37 rows (not a multiple of the 20 cores), 1000 columns (4000
+bytes, not a multiple of 32)."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""hardswish(4x) on a float32 4-D tensor 6x4x33x17 (17-element innermost dim, 68 bytes; 4x reaches both linear pieces)."""
+"""hardswish(4x) on a float32 4-D tensor 6x4x33x17 (17-element innermost dim, 68 bytes; 4x reaches both linear
+pieces)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,5 @@
-"""-1 / (|x| + 0.5): abs, reciprocal and neg chained, on a single float32 row of 4099 elements (one row for 20 cores)."""
+"""-1 / (|x| + 0.5): abs, reciprocal and neg chained, on a single float32 row of 4099 elements (one row for 20
+cores)."""
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-"""softplus(3x) with beta 2 and threshold 10 on bfloat16 300x50 (100-byte rows; the 3x puts some inputs past the threshold)."""
+"""softplus(3x) with beta 2 and threshold 10 on bfloat16 300x50 (100-byte rows; the 3x puts some inputs past the
+threshold)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

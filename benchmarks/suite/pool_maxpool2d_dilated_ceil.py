@@ -1,4 +1,5 @@
-"""max_pool2d kernel 3, stride 2, padding 1, dilation 2, ceil_mode on float16 2x8x34x34 (ceil_mode adds a partial last window in each axis)."""
+"""max_pool2d kernel 3, stride 2, padding 1, dilation 2, ceil_mode on float16 2x8x34x34 (ceil_mode adds a partial
+last window in each axis)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,5 @@
-"""amin over the last axis with keepdim of bfloat16 3x5000 (3 rows for 20 cores: the work must be split inside a row)."""
+"""amin over the last axis with keepdim of bfloat16 3x5000 (3 rows for 20 cores: the work must be split inside a
+row)."""
 import torch
 import torch.nn as nn
 
