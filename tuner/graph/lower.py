@@ -147,7 +147,7 @@ class _Emitter:
     def ref(self, name: str, phase: str) -> str:
         value = self.values[name]
         if value.storage in ("full", "row"):
-            return f"{value.buffer}[r * rowStride]" if phase == "row" else value.buffer
+            return _region(value.buffer, phase)
         if value.storage == "perrow":
             return f"{value.buffer}[r * STAT]"
         return value.buffer
@@ -422,7 +422,7 @@ def _tensor(em: _Emitter, operand: Operand, phase: str, count: str, temps: list[
     text = em.scalar(operand, phase)
     buffer = em.temp(phase)
     temps.append(buffer)
-    ref = f"{buffer}[r * rowStride]" if phase == "row" else buffer
+    ref = _region(buffer, phase)
     em.put(phase, f"Duplicate({ref}, {text}, {count});")
     return ref
 
@@ -434,15 +434,26 @@ def _bool(em: _Emitter, operand: Operand, phase: str, count: str, temps: list[st
     source = _tensor(em, operand, phase, count, temps)
     buffer = em.temp(phase)
     temps.append(buffer)
-    ref = f"{buffer}[r * rowStride]" if phase == "row" else buffer
-    _select_mask(em, phase, f"Compares(mask, {source}, 0.0f, CMPMODE::NE, AlignUp({count}, 64));")
-    em.put(phase, f"Select({ref}, mask, ones, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
+    ref = _region(buffer, phase)
+    _flag(em, phase, ref, f"Compares(mask, {source}, 0.0f, CMPMODE::NE, AlignUp({count}, 64));", count)
     return ref
 
 
-def _select_mask(em: _Emitter, phase: str, compare: str) -> None:
+def _region(buffer: str, phase: str) -> str:
+    """A tile buffer as the math addresses it: whole in the tile's math, row r's part in the row loop."""
+    return f"{buffer}[r * rowStride]" if phase == "row" else buffer
+
+
+def _mask(em: _Emitter, phase: str, compare: str) -> None:
+    """A Compare into the bit mask (`compare`: the whole call)."""
     em.uses.update({"mask", "ones"})
     em.put(phase, compare)
+
+
+def _flag(em: _Emitter, phase: str, dst: str, compare: str, count: str) -> None:
+    """dst = 1.0 where `compare` sets the mask's bit, else 0.0: a truth value as the kernel's fp32 math holds it."""
+    _mask(em, phase, compare)
+    em.put(phase, f"Select({dst}, mask, ones, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
 
 
 def _pointwise(em: _Emitter, node: Node, phase: str, dst: str, count: str) -> None:
@@ -469,8 +480,8 @@ def _pointwise(em: _Emitter, node: Node, phase: str, dst: str, count: str) -> No
         x = tensor(0)
         t, u = em.temp(phase), em.temp(phase)
         temps += [t, u]
-        row = "[r * rowStride]" if phase == "row" else ""
-        em.macro(phase, f"{{{{ elementwise.erf('{dst}', '{x}', '{t}{row}', '{u}{row}', '{count}', 'ones', 'mask') }}}}")
+        em.macro(phase, f"{{{{ elementwise.erf('{dst}', '{x}', '{_region(t, phase)}', '{_region(u, phase)}', "
+                        f"'{count}', 'ones', 'mask') }}}}")
     elif op in ("log1p", "expm1"):
         if op == "log1p":
             em.put(phase, f"Adds({dst}, {tensor(0)}, 1.0f, {count});")
@@ -505,13 +516,13 @@ def _pointwise(em: _Emitter, node: Node, phase: str, dst: str, count: str) -> No
             em.put(phase, f"{'Mul' if op == 'logical_and' else 'Max'}({dst}, {flags[0]}, {flags[1]}, {count});")
     elif op == "where":
         condition = _bool(em, operands[0], phase, count, temps)
-        _select_mask(em, phase, f"Compares(mask, {condition}, 0.5f, CMPMODE::GT, AlignUp({count}, 64));")
+        _mask(em, phase, f"Compares(mask, {condition}, 0.5f, CMPMODE::GT, AlignUp({count}, 64));")
         if scal[1] is None and scal[2] is None:
             em.put(phase, f"Select({dst}, mask, {tensor(1)}, {tensor(2)}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});")
         elif scal[2] is not None:
             em.put(phase, f"Select({dst}, mask, {tensor(1)}, {scal[2]}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
         else:
-            _select_mask(em, phase, f"Compares(mask, {condition}, 0.5f, CMPMODE::LT, AlignUp({count}, 64));")
+            _mask(em, phase, f"Compares(mask, {condition}, 0.5f, CMPMODE::LT, AlignUp({count}, 64));")
             em.put(phase, f"Select({dst}, mask, {tensor(2)}, {scal[1]}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
     else:
         raise _fail(node, "not lowered yet")
@@ -527,16 +538,15 @@ def _cast(em: _Emitter, node: Node, phase: str, dst: str, source: str, count: st
         narrow = em.temp(phase)
         temps.append(narrow)
         kind = C_TYPES[target]
-        ref = f"{narrow}.ReinterpretCast<{kind}>(){'[r * rowStride]' if phase == 'row' else ''}"
+        ref = _region(f"{narrow}.ReinterpretCast<{kind}>()", phase)
         em.put(phase, f"Cast({ref}, {source}, RoundMode::CAST_RINT, {count});")
         em.put(phase, f"Cast({dst}, {ref}, RoundMode::CAST_NONE, {count});")
     elif target == "bool":
-        _select_mask(em, phase, f"Compares(mask, {source}, 0.0f, CMPMODE::NE, AlignUp({count}, 64));")
-        em.put(phase, f"Select({dst}, mask, ones, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
+        _flag(em, phase, dst, f"Compares(mask, {source}, 0.0f, CMPMODE::NE, AlignUp({count}, 64));", count)
     else:
         whole = em.temp(phase)
         temps.append(whole)
-        ref = f"{whole}.ReinterpretCast<int32_t>(){'[r * rowStride]' if phase == 'row' else ''}"
+        ref = _region(f"{whole}.ReinterpretCast<int32_t>()", phase)
         em.put(phase, f"Cast({ref}, {source}, RoundMode::CAST_TRUNC, {count});")
         em.put(phase, f"Cast({dst}, {ref}, RoundMode::CAST_NONE, {count});")
 
@@ -595,5 +605,4 @@ def _compare(em: _Emitter, node: Node, phase: str, dst: str, count: str, scal: l
         compare = f"Compares(mask, {tensor(0)}, {scal[1]}, CMPMODE::{CMP[op]}, AlignUp({count}, 64));"
     else:
         compare = f"Compares(mask, {tensor(1)}, {scal[0]}, CMPMODE::{CMP[FLIPPED[op]]}, AlignUp({count}, 64));"
-    _select_mask(em, phase, compare)
-    em.put(phase, f"Select({dst}, mask, ones, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});")
+    _flag(em, phase, dst, compare, count)

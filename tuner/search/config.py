@@ -3,6 +3,8 @@ runs; and the host memory such a run needs."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
 import re
 from collections.abc import Mapping
@@ -144,10 +146,20 @@ def run_operator(attrs: Mapping[str, Any]) -> tuple[Operator, Path]:
     from: a packaged operator with the run's options, or a task's, made again from the run's copy of the task."""
     task = attrs.get("task")
     if task:
-        op = graph_operator(Path(task["path"]), task.get("function") or None, task.get("inputs") or None,
-                            name=task.get("name"))
-        return op, Path(task["project"])
+        path = Path(task["path"])
+        content = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+        op = _task_operator(str(path), task.get("function") or None, task.get("inputs") or None, task.get("name"),
+                            content)
+        return op.with_options(attrs.get("options", {})), Path(task["project"])
     return get_operator(attrs["op"]).with_options(attrs.get("options", {})), PROJECT_ROOT
+
+
+@functools.lru_cache(maxsize=16)
+def _task_operator(path: str, function: str | None, inputs: str | None, name: str | None,
+                   content: str) -> GraphOperator:
+    """A task's operator, captured once per process and task file content (a run's summaries and its export each
+    ask for it; `content` makes an edited copy a new entry)."""
+    return graph_operator(Path(path), function, inputs, name=name)
 
 
 def run_memory_bytes(op: Operator, shape: tuple[int, ...], dtype: str, jobs: int, sets: int = INPUT_SETS) -> int:
