@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from commands import one_line_error, tuner_here
 
-from tests.commands import one_line_error, tuner_here
 from tuner.search.config import RunConfig
 from tuner.search.loop import optimize
 
