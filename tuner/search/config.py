@@ -23,7 +23,7 @@ from tuner.search.scheduler import PATIENCE_ASKS
 from tuner.search.storage import DEFAULT_RUNS_DIR
 from tuner.space.spaces import PROJECT_ROOT
 
-__all__ = ["RunConfig", "run_memory_bytes", "run_operator"]
+__all__ = ["RunConfig", "run_memory_bytes", "run_operator", "task_operator"]
 
 # A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
@@ -71,10 +71,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         self._check_numbers()
-        self._graph: GraphOperator | None = None
-        if self.task is not None:
-            self._graph = graph_operator(self.task, self.function, self.inputs)
-            self.op, self.shape, self.dtype = self._graph.name, self._graph.shape, self._graph.dtype
+        graph = self.graph
+        if graph is not None:
+            self.op, self.shape, self.dtype = graph.name, graph.shape, graph.dtype
         if self.sampler not in SAMPLERS:
             raise UsageError(f"unknown sampler '{self.sampler}' (known: {', '.join(SAMPLERS)})")
         if self.profile not in (None, *PROFILERS):
@@ -87,7 +86,7 @@ class RunConfig:
         if not RUN_NAME.fullmatch(self.run_name):
             raise UsageError(f"run name '{self.run_name}' is not one safe path component: letters, digits and "
                              "-_.:=+ (starting with a letter or digit), at most 200 characters")
-        if self._graph is not None:
+        if self.task is not None:
             self.project = self.run_dir / "project"  # the generated template and search space
 
     def _check_numbers(self) -> None:
@@ -105,19 +104,28 @@ class RunConfig:
                              f"(got {self.plateau_eps})")
 
     @property
+    def graph(self) -> GraphOperator | None:
+        """The task's operator (captured once per process and file content), or None for a packaged operator."""
+        if self.task is None:
+            return None
+        return task_operator(self.task, self.function, self.inputs)
+
+    @property
     def operator(self) -> Operator:
         """The operator with the run's options (UsageError for an unknown one or a bad option); a task's own."""
-        if self._graph is not None:
-            return self._graph.with_options(self.options)
+        graph = self.graph
+        if graph is not None:
+            return graph.with_options(self.options)
         return get_operator(self.op).with_options(self.options)
 
     @property
     def task_attrs(self) -> dict[str, str] | None:
         """What `run_operator` needs to make a task's operator again: the run's copy of the task file, the name, the
         function and its inputs, the generated project."""
-        if self._graph is None:
+        graph = self.graph
+        if graph is None:
             return None
-        return {"path": str(self.project / "task.py"), "name": self._graph.name, "function": self.function or "",
+        return {"path": str(self.project / "task.py"), "name": graph.name, "function": self.function or "",
                 "inputs": self.inputs or "", "project": str(self.project)}
 
     @property
@@ -132,8 +140,9 @@ class RunConfig:
             return self.run
         changed = self.operator.changed_options()
         suffix = "".join(f"-{name}={value}" for name, value in sorted(changed.items()))
-        if self._graph is not None:
-            return f"{self._graph.run_label}-{self.soc}-{self.backend}{suffix}"
+        graph = self.graph
+        if graph is not None:
+            return f"{graph.run_label}-{self.soc}-{self.backend}{suffix}"
         return f"{self.op}-{shape_text(self.shape)}-{self.dtype}-{self.soc}-{self.backend}{suffix}"
 
     @property
@@ -146,19 +155,21 @@ def run_operator(attrs: Mapping[str, Any]) -> tuple[Operator, Path]:
     from: a packaged operator with the run's options, or a task's, made again from the run's copy of the task."""
     task = attrs.get("task")
     if task:
-        path = Path(task["path"])
-        content = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
-        op = _task_operator(str(path), task.get("function") or None, task.get("inputs") or None, task.get("name"),
-                            content)
+        op = task_operator(Path(task["path"]), task.get("function") or None, task.get("inputs") or None,
+                           task.get("name"))
         return op.with_options(attrs.get("options", {})), Path(task["project"])
     return get_operator(attrs["op"]).with_options(attrs.get("options", {})), PROJECT_ROOT
 
 
+def task_operator(path: Path, function: str | None, inputs: str | None, name: str | None = None) -> GraphOperator:
+    """A task's operator (`graph_operator`), captured once per process and task file content: a run's config, its
+    summaries and its export each ask for it, and an edited file is a new entry."""
+    content = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+    return _captured(str(path), function, inputs, name, content)
+
+
 @functools.lru_cache(maxsize=16)
-def _task_operator(path: str, function: str | None, inputs: str | None, name: str | None,
-                   content: str) -> GraphOperator:
-    """A task's operator, captured once per process and task file content (a run's summaries and its export each
-    ask for it; `content` makes an edited copy a new entry)."""
+def _captured(path: str, function: str | None, inputs: str | None, name: str | None, content: str) -> GraphOperator:
     return graph_operator(Path(path), function, inputs, name=name)
 
 
