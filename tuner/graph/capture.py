@@ -72,6 +72,12 @@ def _where(node: torch.fx.Node) -> str:
     return f"{path.rsplit('/', 1)[-1]}:{line}: {code.strip()}"
 
 
+def _origin(node: torch.fx.Node) -> str:
+    """The exported graph's node, before decomposition, that `node` is (part of): eager mode's one kernel."""
+    history = node.meta.get("from_node") or []
+    return str(getattr(history[0], "name", node.name)) if history else node.name
+
+
 def _type(node: torch.fx.Node, what: str) -> TensorType:
     value = node.meta.get("val")
     if not isinstance(value, torch.Tensor):
@@ -109,7 +115,7 @@ def _reduction(op: str, fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], 
     if wanted is not None and _TORCH_DTYPES.get(wanted) != node_type.dtype:
         raise CaptureError(f"{fx.target} with dtype={wanted} ({where}) is outside the kernel IR")
     return Node(op=op, operands=(_operand(source, names, where),), name=str(names[fx]), type=node_type,
-                attrs={"dims": dims, "keepdim": keepdim}, source=where)
+                attrs={"dims": dims, "keepdim": keepdim}, source=where, origin=_origin(fx))
 
 
 def _node(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
@@ -143,7 +149,7 @@ def _node(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
     if len(operands) != arity:
         raise CaptureError(f"{target} with {len(operands)} operands ({where}) is outside the kernel IR")
     return Node(op=op, operands=operands, name=str(names[fx]), type=_type(fx, f"the result of {target}"),
-                attrs=attrs, source=where)
+                attrs=attrs, source=where, origin=_origin(fx))
 
 
 def _variance(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[list[Node], dict[int, str]]:
@@ -162,18 +168,18 @@ def _variance(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[l
     kept = tuple(1 if i in dims else d for i, d in enumerate(shape))
     dropped = tuple(d for i, d in enumerate(shape) if i not in dims)
     count = math.prod(shape[i] for i in dims)
-    base = f"{fx.name}_"
+    base, origin = f"{fx.name}_", _origin(fx)
     x = _operand(source, names, where)
     full, reduced = TensorType(shape, dtype), TensorType(kept, dtype)
-    nodes = [Node("mean", (x,), base + "mean", reduced, {"dims": dims, "keepdim": True}, where),
-             Node("sub", (x, base + "mean"), base + "diff", full, {}, where),
-             Node("mul", (base + "diff", base + "diff"), base + "square", full, {}, where),
-             Node("sum", (base + "square",), base + "sum", reduced, {"dims": dims, "keepdim": True}, where),
-             Node("div", (base + "sum", max(count - (correction or 0), 0)), base + "var", reduced, {}, where)]
+    nodes = [Node("mean", (x,), base + "mean", reduced, {"dims": dims, "keepdim": True}, where, origin),
+             Node("sub", (x, base + "mean"), base + "diff", full, {}, where, origin),
+             Node("mul", (base + "diff", base + "diff"), base + "square", full, {}, where, origin),
+             Node("sum", (base + "square",), base + "sum", reduced, {"dims": dims, "keepdim": True}, where, origin),
+             Node("div", (base + "sum", max(count - (correction or 0), 0)), base + "var", reduced, {}, where, origin)]
     picks = {0: base + "var", 1: base + "mean"}
     if not keepdim:
         for index, name in list(picks.items()):
-            nodes.append(Node("view", (name,), name + "_flat", TensorType(dropped, dtype), {}, where))
+            nodes.append(Node("view", (name,), name + "_flat", TensorType(dropped, dtype), {}, where, origin))
             picks[index] = name + "_flat"
     return nodes, picks
 

@@ -78,6 +78,7 @@ class Node:
     type: TensorType
     attrs: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""  # where in the user's code it comes from ("my_op.py:12: return x * torch.sigmoid(x)")
+    origin: str = ""  # the user's aten call it is part of, before decomposition ("softmax", "gelu", "mul_1")
 
 
 @dataclass(frozen=True)
