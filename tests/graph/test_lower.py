@@ -68,8 +68,30 @@ def test_a_broadcast_input_is_gathered_row_by_row_with_its_strides() -> None:
     assert lowered.gathers["args_1"] == {"dims": [3, 5], "strides": [1, 0]}
 
 
+def test_axes_coalesce_into_the_fewest_the_reductions_and_broadcasts_allow() -> None:
+    _, two_axes = _lowered(lambda m, x: x.sum(dim=(1, 2)), torch.randn(6, 31, 45))
+    assert (two_axes.layout, two_axes.shape) == ("rows", (6, 1395))
+    assert [t.shape for t in two_axes.outs] == [(6,)]  # the kernel's tensors keep their own shapes
+    _, channels = _lowered(lambda m, x: torch.nn.functional.normalize(x, dim=1), torch.randn(2, 64, 9, 9))
+    assert (channels.layout, channels.shape) == ("cols", (2, 64, 81))
+    _, first = _lowered(lambda m, x: x.amax(0), torch.randn(50, 7))
+    assert (first.layout, first.shape) == ("cols", (1, 50, 7)) and first.outs[0].role == "percol"
+
+
+def test_a_middle_axis_reduction_folds_the_tiles_rows_and_reads_inner_rows_as_percol() -> None:
+    with pytest.raises(LoweringError, match="a row of the inner axis"):  # a weight per reduced row is not
+        _lowered(lambda m, x, w: torch.softmax(x, dim=1) * w, torch.randn(4, 30, 10), torch.randn(30, 1))
+    graph, lowered = _lowered(lambda m, x, w: torch.softmax(x, dim=1) * w, torch.randn(4, 30, 10),
+                              torch.randn(1, 10))
+    assert lowered.layout == "cols" and {t.name: (t.role, t.outer) for t in lowered.ins} == {
+        "args_0": ("full", True), "args_1": ("percol", False)}
+    assert sum("reductions.fold_rows('Max'" in line for line in lowered.tile) == 1
+    assert sum("reductions.fold_rows('Add'" in line for line in lowered.tile) == 1
+    assert lowered.row == [] and lowered.context(8) == {"outer": 4, "red": 30, "inner": 10}
+
+
 @pytest.mark.parametrize(("function", "inputs", "says"), [
-    (lambda m, x: x.sum(0), [torch.randn(8, 4)], "reductions over the last axis"),
+    (lambda m, x: x.sum((0, 2)), [torch.randn(8, 4, 3)], "one run of neighbouring axes"),
     (lambda m, x, y: x + y, [torch.randn(8, 4, 3), torch.randn(4, 1)], "does not broadcast"),
     (lambda m, x: x.to(torch.int32) + 1, [torch.randn(8, 4)], "the kernels write float32"),
 ])

@@ -54,6 +54,10 @@ TASKS = [
     ("masked_mix", "x, y: torch.where(x > y, x.sigmoid(), (y * 0.5).clamp(min=-1.0)).pow(2) + x.abs().log1p()",
      "torch.randn(4, 1000), torch.randn(4, 1000)", ""),
     ("layernorm_broadcast", "x, g: F.layer_norm(x, (33,)) * g", "torch.randn(2, 3, 33), torch.randn(2, 1, 33)", ""),
+    ("log_softmax_middle", "x: F.log_softmax(x, dim=1)", "torch.randn(3, 37, 20)", ""),
+    ("std_first_weighted", "x: x.float().std(dim=0, keepdim=True) * self.w", "torch.randn(45, 70, dtype=torch.float16)",
+     "self.w = nn.Parameter(torch.rand(70))"),
+    ("l1_two_axes", "x: x.abs().sum(dim=(1, 2))", "torch.randn(4, 9, 11)", ""),
 ]
 
 

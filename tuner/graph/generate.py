@@ -58,16 +58,18 @@ def _bytes(tensor: KernelTensor) -> int:
 def _ub_expression(lowered: Lowered) -> str:
     """UB bytes of a point, buffer by buffer as the skeleton's Init allocates them (32 bytes of slack each)."""
     flat = lowered.layout == "flat"
-    tile = "(tile_len + 64)" if flat else "(align_up(tile_rows * row_stride, 64) + 64)"
+    stride = "align_up(tile_cols, block_elems)"
+    tile = {"flat": "(tile_len + 64)", "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
+            "cols": f"(align_up(red * {stride}, 64) + 64)"}[lowered.layout]
     per_row_in, per_row_out = "align_up(tile_rows, 32)", "tile_rows * stat"
     terms, buffers = [], 0
     for t in lowered.ins:
-        if t.role in ("full", "gather", "perrow"):
-            slot = per_row_in if t.role == "perrow" else tile
+        if t.role in ("full", "gather", "perrow", "percol"):
+            slot = {"perrow": per_row_in, "percol": stride}.get(t.role, tile)
             terms.append(f"buffer_num * {slot} * {_bytes(t)}")
             buffers += 1
-            if t.dtype != "float32":
-                terms.append(f"{slot} * 4")
+            if t.dtype != "float32" or t.role == "percol":
+                terms.append(f"{tile if t.role == 'percol' else slot} * 4")
                 buffers += 1
             if t.role == "perrow":
                 terms.append("align_up(tile_rows, 8) * stat * 4")
@@ -76,7 +78,8 @@ def _ub_expression(lowered: Lowered) -> str:
             terms.append(f"{tile} * 4 + row_stride * {_bytes(t)}")
             buffers += 1
     for t in lowered.outs:
-        terms.append(f"buffer_num * {per_row_out if t.role == 'perrow' else tile} * {_bytes(t)}")
+        slot = {"perrow": per_row_out, "percol": stride}.get(t.role, tile)
+        terms.append(f"buffer_num * {slot} * {_bytes(t)}")
         buffers += 1
     if lowered.values:
         terms.append(f"{lowered.values} * {tile} * 4")
@@ -95,36 +98,54 @@ def _ub_expression(lowered: Lowered) -> str:
 def space_text(lowered: Lowered, op: str, origin: str) -> str:
     """The generated kernel's search space: tiling, buffer count, copy method, blocks and sync, with the UB and
     alignment constraints, and its first draft as the baseline."""
-    flat = lowered.layout == "flat"
+    layout = lowered.layout
+    items = "outer * ceil_div(inner, tile_cols)"
+    geometry: dict[str, dict[str, object]] = {
+        "flat": {"blocks": "min(vector_cores, ceil_div(n, block_elems))",
+                 "knobs": {"tile_len": {"type": "categorical", "choices": [256, 512, 1024, 2048, 4096, 8192, 16384]}},
+                 "aligned": "n % block_elems == 0", "what": "tails",
+                 "constraints": [{"expr": "tile_len == 256 or tile_len < 2 * ceil_div(n, block_dim)",
+                                  "why": "a tile longer than twice a block's share runs the same as the next smaller "
+                                         "one"}],
+                 "tiling": {"total": "n", "tile_len": "tile_len"}, "draft": {"tile_len": 1024},
+                 "draft_why": "tiles of 1024 elements"},
+        "rows": {"blocks": "min(vector_cores, rows)",
+                 "knobs": {"tile_rows": {"type": "int", "low": 1, "high": "min(rows, 256)"}},
+                 "aligned": "cols % block_elems == 0", "what": "rows",
+                 "constraints": [{"expr": "tile_rows <= ceil_div(rows, block_dim)",
+                                  "why": "a tile holds no more rows than its block owns"}],
+                 "tiling": {"rows": "rows", "cols": "cols", "tile_rows": "tile_rows"}, "draft": {"tile_rows": 1},
+                 "draft_why": "one row at a time"},
+        "cols": {"blocks": "min(vector_cores, outer * ceil_div(inner, 16))",
+                 "knobs": {"tile_cols": {"type": "categorical", "choices": [16, 32, 64, 128, 256, 512, 1024, 2048]}},
+                 "aligned": "false", "what": "strided rows",
+                 "constraints": [{"expr": f"block_dim <= {items}", "why": "every block owns an item"},
+                                 {"expr": "tile_cols == 16 or tile_cols < 2 * inner",
+                                  "why": "a tile wider than twice the inner axis runs the same as the next narrower "
+                                         "one"}],
+                 "tiling": {"outer": "outer", "red": "red", "inner": "inner", "tile_cols": "tile_cols"},
+                 "draft": {"block_dim": "min(vector_cores, outer * ceil_div(inner, 16))", "tile_cols": 16},
+                 "draft_why": "16 columns at a time"},
+    }[layout]
     knobs: dict[str, object] = {
-        "block_dim": {"type": "int", "low": 1,
-                      "high": "min(vector_cores, ceil_div(n, block_elems))" if flat else "min(vector_cores, rows)"},
-        **({"tile_len": {"type": "categorical", "choices": [256, 512, 1024, 2048, 4096, 8192, 16384]}} if flat else
-           {"tile_rows": {"type": "int", "low": 1, "high": "min(rows, 256)"}}),
+        "block_dim": {"type": "int", "low": 1, "high": geometry["blocks"]},
+        **geometry["knobs"],
         "buffer_num": {"type": "categorical", "choices": [1, 2, 3], "structural": True},
-        "copy": {"type": "categorical", "choices": ["data_copy", "data_copy_pad"], "structural": True},
+        "copy": {"type": "categorical", "choices": ["data_copy_pad"] if layout == "cols" else
+                 ["data_copy", "data_copy_pad"], "structural": True},
         "sync": {"type": "categorical", "choices": ["queue", "flags", "barrier"], "structural": True},
     }
-    aligned = "n % block_elems == 0" if flat else "cols % block_elems == 0"
     constraints = [
         {"expr": "ub_used <= ub_bytes", "why": "every tile, scratch value and per-row buffer fits the unified buffer"},
-        {"expr": f"copy == 'data_copy_pad' or {aligned}",
-         "why": f"DataCopy moves whole 32-byte blocks; unaligned {'tails' if flat else 'rows'} need DataCopyPad"},
+        {"expr": f"copy == 'data_copy_pad' or {geometry['aligned']}",
+         "why": f"DataCopy moves whole 32-byte blocks; unaligned {geometry['what']} need DataCopyPad"},
         {"expr": "copy == 'data_copy' or has_data_copy_pad", "why": "DataCopyPad does not exist on this SoC"},
         {"expr": "sync != 'barrier' or buffer_num == 1",
          "why": "PipeBarrier<PIPE_ALL> serialises the pipes, so extra buffers cannot overlap anything"},
         {"expr": "has_fp32_cast", "why": "the kernel computes in fp32 and casts every 16-bit tensor"},
+        *geometry["constraints"],
     ]
-    if flat:
-        constraints.append({"expr": "tile_len == 256 or tile_len < 2 * ceil_div(n, block_dim)",
-                            "why": "a tile longer than twice a block's share runs the same as the next smaller one"})
-    else:
-        constraints.append({"expr": "tile_rows <= ceil_div(rows, block_dim)",
-                            "why": "a tile holds no more rows than its block owns"})
-    tiling = {"total": "n", "tile_len": "tile_len"} if flat else \
-        {"rows": "rows", "cols": "cols", "tile_rows": "tile_rows"}
-    draft = {"block_dim": "min(vector_cores, ceil_div(n, block_elems))" if flat else "min(vector_cores, rows)",
-             **({"tile_len": 1024} if flat else {"tile_rows": 1}),
+    draft = {"block_dim": geometry["blocks"], **geometry["draft"],
              "buffer_num": 1, "copy": "'data_copy_pad' if has_data_copy_pad else 'data_copy'", "sync": "queue"}
     space = {
         "op": op, "kernel": KERNEL, "tiling_struct": TILING_STRUCT,
@@ -135,10 +156,10 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
             "description": f"generated from {origin}: {lowered.layout} layout, fp32 math",
             "template": VARIANT, "knobs": knobs,
             "derived": {"ub_used": _ub_expression(lowered)},
-            "constraints": constraints, "tiling": tiling, "block_dim": "block_dim"}},
+            "constraints": constraints, "tiling": geometry["tiling"], "block_dim": "block_dim"}},
         "baseline": [{"variant": VARIANT, "knobs": draft,
-                      "why": "first draft: every vector core, " + ("tiles of 1024 elements" if flat else
-                             "one row at a time") + ", one buffer, TQue, DataCopyPad"}],
+                      "why": f"first draft: every vector core, {geometry['draft_why']}, one buffer, TQue, "
+                             "DataCopyPad"}],
     }
     header = (f"# Generated by tuner from {origin}: the search space of its kernel. Edit it and re-run the same\n"
               "# command: the run reads this file.\n")

@@ -1,17 +1,20 @@
 """Lowering: a kernel IR graph as one kernel on the library's generated-kernel skeleton (`_lib/graph.j2`).
 
-The kernel iterates over the graph's largest value, its *iteration shape*. With no reduction and every value either
-that many elements or one, the kernel is `flat` (tiles of the array). Otherwise it is `rows`: the iteration shape as
-rows x cols (cols its last axis), tiles of whole rows; a reduction over the last axis makes one value per row. Each
-value is stored as one of
+The kernel iterates over the graph's largest value, its *iteration shape*, coalesced (canonical.py). With no
+reduction and every value either that many elements or one, the kernel is `flat` (tiles of the array). A reduction
+over the last axis makes it `rows`: the iteration shape as rows x cols (cols its last axis), tiles of whole rows,
+one value per row from the reduction. A reduction over the middle axis of [outer, red, inner] makes it `cols`: a
+tile is all `red` rows of one outer index and `tile_cols` neighbouring columns of the inner axis (strided rows in
+GM, `inner` apart), and the reduction folds the tile's rows into one (halves added onto halves), copied back to
+every row so that what follows reads it as a tile. Each value is stored as one of
 
     full     a tile of the iteration shape            scalar   one number (a constant, or an input of one element)
     perrow   one value per row (a reduction's)        row      one row shared by all rows (an input such as a weight)
 
-and each node is emitted either for the whole tile at once or, where it reads a per-row value or a reduction, per
-row inside the tile's row loop. Everything is computed in fp32 (16-bit inputs cast up, outputs cast down). What the
-lowering cannot take is a `LoweringError`: one line naming the operation, the value or the shape, and the user's
-line where there is one."""
+and each node is emitted either for the whole tile at once or, in `rows`, where it reads a per-row value or a
+reduction, per row inside the tile's row loop. Everything is computed in fp32 (16-bit inputs cast up, outputs cast
+down). What the lowering cannot take is a `LoweringError`: one line naming the operation, the value or the shape,
+and the user's line where there is one."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 import torch
 
 from tuner.errors import UsageError
+from tuner.graph.canonical import canonical
 from tuner.graph.ir import OPS, Graph, Node, Operand
 
 __all__ = ["C_TYPES", "KernelTensor", "Lowered", "LoweringError", "lower"]
@@ -47,12 +51,13 @@ class KernelTensor:
     name: str
     value: str
     dtype: str
-    role: str  # full | perrow | row | scalar | gather
+    role: str  # full | perrow | row | scalar | gather; cols: full | percol | scalar
     shape: tuple[int, ...]
+    outer: bool = True  # percol: one row per outer index (else one row for all of them)
 
     def entry(self) -> dict[str, object]:
         return {"name": self.name, "type": C_TYPES[self.dtype], "role": self.role, "suffix": "_" + self.name,
-                "local": self.name + "Local"}
+                "local": self.name + "Local", "outer": self.outer}
 
 
 @dataclass
@@ -60,8 +65,8 @@ class Lowered:
     """A kernel for one graph: its layout and geometry, its GM arguments in order (inputs, then outputs), and the
     template variables and math (`tile`, `row`) that `template.py` writes out."""
 
-    layout: str  # flat | rows
-    shape: tuple[int, ...]  # the iteration shape
+    layout: str  # flat | rows | cols
+    shape: tuple[int, ...]  # the iteration shape: any rank (flat), rows x cols (rows), outer x red x inner (cols)
     ins: list[KernelTensor]
     outs: list[KernelTensor]
     out_values: dict[str, str]  # output name -> the fp32 buffer it is cast from
@@ -84,6 +89,15 @@ class Lowered:
     @property
     def total(self) -> int:
         return math.prod(self.shape)
+
+    def context(self, block_elems: int) -> dict[str, int]:
+        """The geometry a search space's expressions name: n (flat); rows, cols, row_stride (rows); outer, red,
+        inner (cols)."""
+        if self.layout == "flat":
+            return {"n": self.total}
+        if self.layout == "cols":
+            return dict(zip(("outer", "red", "inner"), self.shape, strict=True))
+        return {"rows": self.rows, "cols": self.cols, "row_stride": -(-self.cols // block_elems) * block_elems}
 
 
 def _padded(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
@@ -215,12 +229,16 @@ def _check_dtypes(graph: Graph) -> None:
                                 "tensors so far")
 
 
-def _storage_of_input(shape: tuple[int, ...], space: tuple[int, ...], flat: bool) -> str:
+def _storage_of_input(shape: tuple[int, ...], space: tuple[int, ...], layout: str) -> str:
     if math.prod(shape) == 1:
         return "scalar"
-    if flat:
+    if layout == "flat":
         return "full"
     padded = _padded(shape, len(space))
+    if layout == "cols":
+        if padded == space:
+            return "full"
+        return "percol" if padded[1:] == (1, space[2]) else ""
     if padded == space:
         return "full"
     if padded[-1] == space[-1] and all(d == 1 for d in padded[:-1]):
@@ -242,27 +260,43 @@ def _gather(shape: tuple[int, ...], space: tuple[int, ...]) -> dict[str, list[in
     return {"dims": list(space[:-1]), "strides": list(reversed(strides))}
 
 
+def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]:
+    """The kernel's layout and its iteration shape (padded to the layout's rank)."""
+    total = math.prod(space)
+    reductions = [n for n in graph.nodes if OPS[n.op][0] == "reduce"]
+    if not reductions:
+        flat = all(math.prod(t.shape) in (1, total) for t in graph.types().values())
+        return ("flat", space) if flat else ("rows", _padded(space, 2))
+    axes = {d for n in reductions for d in n.attrs["dims"]}
+    if axes == {len(space) - 1}:
+        return "rows", _padded(space, 2)
+    if axes == {len(space) - 2}:
+        return "cols", _padded(space, 3)
+    node = reductions[0]
+    raise _fail(node, f"a reduction over axes {sorted(axes)} of {list(space)} (the operator's axes coalesced): the "
+                      "kernels reduce one run of neighbouring axes, the last or the one before the last so far")
+
+
 def lower(graph: Graph) -> Lowered:
     """The graph as one kernel; LoweringError for what it cannot take."""
     _check_dtypes(graph)
-    space = _iteration_shape(graph)
-    total = math.prod(space)
-    reductions = [n for n in graph.nodes if OPS[n.op][0] == "reduce"]
-    flat = not reductions and all(math.prod(t.shape) in (1, total) for t in graph.types().values())
-    if not flat:
-        space = _padded(space, 2)
+    shapes = {name: t.shape for name, t in graph.types().items()}
+    graph, space = canonical(graph, _iteration_shape(graph))
+    layout, space = _layout(graph, space)
     emitter = _Emitter(graph)
     ins: list[KernelTensor] = []
     gathers: dict[str, dict[str, list[int]]] = {}
     for item in graph.inputs:
-        role = _storage_of_input(item.type.shape, space, flat)
+        role = _storage_of_input(item.type.shape, space, layout)
         if not role:
-            raise LoweringError(f"input {item.name} of shape {list(item.type.shape)} does not broadcast to the "
-                                f"kernel's {list(space)} as one of: the whole, a row per row, a value per row, "
-                                "one row, one value")
-        ins.append(KernelTensor(item.name, item.name, item.type.dtype, role, item.type.shape))
+            raise LoweringError(f"input {item.name} of shape {list(shapes[item.name])} does not broadcast to the "
+                                f"kernel's {list(space)} as one of: " + ("the whole, a row of the inner axis, one value"
+                                if layout == "cols" else "the whole, a row per row, a value per row, one row, one "
+                                "value"))
+        outer = role != "percol" or _padded(item.type.shape, 3)[0] != 1
+        ins.append(KernelTensor(item.name, item.name, item.type.dtype, role, shapes[item.name], outer))
         buffer = {"scalar": f"{item.name}S", "perrow": f"{item.name}P"}.get(role, f"{item.name}F")
-        storage = "full" if role == "gather" else role
+        storage = "full" if role in ("gather", "percol") else role
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
             gathers[item.name] = _gather(item.type.shape, space)
@@ -276,7 +310,7 @@ def lower(graph: Graph) -> Lowered:
     for value in emitter.values.values():
         emitter.hold(value.buffer)
     for index, node in enumerate(graph.nodes):
-        _emit(emitter, node, space, flat)
+        _emit(emitter, node, space, layout)
         phase = emitter.values[node.name].phase
         for operand in set(o for o in node.operands if isinstance(o, str)):
             if last_use.get(operand) == index:
@@ -286,15 +320,17 @@ def lower(graph: Graph) -> Lowered:
     outs, out_values = [], {}
     for index, name in enumerate(graph.outputs):
         value = emitter.values[name]
-        if value.storage not in ("full", "perrow") or name in {i.name for i in graph.inputs}:
+        role = value.storage
+        if layout == "cols" and role == "full" and _padded(emitter.types[name].shape, 3) != space:
+            role = "percol"
+        if role not in ("full", "perrow", "percol") or name in {i.name for i in graph.inputs}:
             raise LoweringError(f"output {index} ({name}, {emitter.types[name]}) is not computed over the kernel's "
                                 f"{list(space)}: an output must be a computed tensor of that shape or one value "
                                 "per row")
         kernel_name = f"out{index}"
-        outs.append(KernelTensor(kernel_name, name, emitter.types[name].dtype, value.storage,
-                                 emitter.types[name].shape))
+        outs.append(KernelTensor(kernel_name, name, emitter.types[name].dtype, role, shapes[name]))
         out_values[kernel_name] = value.buffer
-    return Lowered("flat" if flat else "rows", space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
+    return Lowered(layout, space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
                    emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1))
 
 
@@ -308,29 +344,29 @@ def _combine(storages: list[str]) -> str:
     return "scalar"
 
 
-def _emit(em: _Emitter, node: Node, space: tuple[int, ...], flat: bool) -> None:
+def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None:
     operands = [em.values[o] if isinstance(o, str) else None for o in node.operands]
     family = OPS[node.op][0]
+    rows = layout == "rows"
     if any(isinstance(o, str) and em.types[o].dtype not in C_TYPES and em.types[o].dtype != "bool"
            for o in node.operands):
         raise _fail(node, "integer tensors are not yet lowered")
-    phase = "row" if family == "reduce" or any(
-        v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands) else "tile"
+    phase = "row" if rows and (family == "reduce" or any(
+        v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands)) else "tile"
     if family == "layout":
         source = operands[0]
         if source is None:
             raise _fail(node, "a view of a constant")
-        if not flat and node.op == "view" and source.storage == "full" and _padded(node.type.shape, len(space)) != \
-                space:
+        if rows and node.op == "view" and source.storage == "full" and _padded(node.type.shape, len(space)) != space:
             raise _fail(node, f"a view from {list(space)} to {list(node.type.shape)} changes the rows of the kernel")
         em.values[node.name] = _Value(source.storage, source.phase, source.buffer, node.type.dtype, source.number)
         em.hold(source.buffer)
         return
     if family == "reduce":
-        _reduce(em, node, space)
+        (_reduce if rows else _fold_rows)(em, node, space)
         return
     storage = _combine([v.storage if v is not None else "scalar" for v in operands])
-    if storage == "full" and not flat and _padded(node.type.shape, len(space)) != space:
+    if storage == "full" and rows and _padded(node.type.shape, len(space)) != space:
         raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
     for operand, value in zip(node.operands, operands, strict=True):
         if storage == "full" and value is not None and value.storage == "perrow" and \
@@ -411,6 +447,20 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     em.put("row", f"{REDUCE_API[node.op]}({dst}, {em.ref(str(node.operands[0]), 'row')}, work, cols);")
     if node.op == "mean":
         em.put("row", f"Muls({dst}, {dst}, {_literal(1.0 / space[-1])}, 1);")
+
+
+def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
+    """A reduction over the `red` rows of a cols tile, folded into its first row and copied to every row."""
+    source = em.values[str(node.operands[0])]
+    if source.storage != "full":
+        raise _fail(node, "a reduction of a value that is not a whole tile")
+    buffer = em.full.take("tile")
+    em.hold(buffer)
+    em.values[node.name] = _Value("full", "tile", buffer, node.type.dtype)
+    em.passes += 2
+    api = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
+    scale = _literal(1.0 / space[1]) if node.op == "mean" else "1.0f"
+    em.macro("tile", f"{{{{ reductions.fold_rows('{api}', '{buffer}', '{source.buffer}', '{scale}') }}}}")
 
 
 def _tensor(em: _Emitter, operand: Operand, phase: str, count: str, temps: list[str]) -> str:

@@ -62,11 +62,7 @@ class GraphOperator(Operator):
         block_elems = 32 // DTYPE_BYTES[self.dtype]
         context: dict[str, int | str] = {"dtype": self.dtype, "dtype_bytes": DTYPE_BYTES[self.dtype],
                                          "block_elems": block_elems, "stat": block_elems}
-        if self.lowered.layout == "flat":
-            context["n"] = self.lowered.total
-        else:
-            cols = self.lowered.cols
-            context.update(rows=self.lowered.rows, cols=cols, row_stride=-(-cols // block_elems) * block_elems)
+        context.update(self.lowered.context(block_elems))
         return context
 
     def check_shape(self, shape: tuple[int, ...]) -> None:
