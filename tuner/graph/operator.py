@@ -13,7 +13,7 @@ import torch
 from tuner.graph.capture import capture
 from tuner.graph.generate import write_project
 from tuner.graph.ir import Graph
-from tuner.graph.load import Task, load_function, load_task, parse_inputs
+from tuner.graph.load import Task, TaskError, load_function, load_task, parse_inputs
 from tuner.graph.lower import Lowered, lower
 from tuner.ops.base import DTYPE_BYTES, RTOL, Expected, Operator, shape_text
 
@@ -84,6 +84,22 @@ class GraphOperator(Operator):
         out_dtype = self.output_dtypes(dtype)[name]
         return Expected.of(reference, out_dtype, GRAPH_RTOL[out_dtype])
 
+    def expectations(self, inputs: dict[str, torch.Tensor], dtype: str) -> dict[str, Expected]:
+        """The float64 references, each output allowed its tolerance plus PyTorch's own error in the task's dtypes
+        (a forward that rounds to float16 on the way loses what no kernel that rounds the same way can get back;
+        a kernel as close to PyTorch as the tolerance is as close to float64 as this allows)."""
+        references = self.reference(inputs)
+        try:
+            native = self.torch_native(inputs)
+        except RuntimeError:  # the forward does not run in its own dtypes on CPU: no slack
+            native = {}
+        expectations = {}
+        for name, reference in references.items():
+            out_dtype = self.output_dtypes(dtype)[name]
+            slack = (native[name].to(torch.float64) - reference).abs() if name in native else None
+            expectations[name] = Expected.of(reference, out_dtype, GRAPH_RTOL[out_dtype], slack)
+        return expectations
+
     def _arguments(self, inputs: dict[str, torch.Tensor]) -> list[object]:
         """The forward's arguments for a set of kernel inputs: its tensors in order, its constants as the task has
         them."""
@@ -116,12 +132,20 @@ class GraphOperator(Operator):
         return {t.name: r for t, r in zip(self.lowered.outs, results, strict=True)}
 
     def reference(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        """The task's forward in float64 (every floating tensor, parameters included), on CPU."""
-        wide = {k: v.to(torch.float64) if v.is_floating_point() else v for k, v in inputs.items()}
-        with torch.no_grad():
-            module = self._module(wide, torch.float64).to(torch.float64)
-            out = self._outputs(module(*self._arguments(wide)))
-        return {k: v.to(torch.float64) for k, v in out.items()}
+        """The task's forward on CPU in float64 (every floating tensor, parameters included), or in float32 where
+        it does not run in float64 (a forward that casts to float32 on the way mixes the two)."""
+        failure = ""
+        for wide_dtype in (torch.float64, torch.float32):
+            wide = {k: v.to(wide_dtype) if v.is_floating_point() else v for k, v in inputs.items()}
+            try:
+                with torch.no_grad():
+                    module = self._module(wide, wide_dtype).to(wide_dtype)
+                    out = self._outputs(module(*self._arguments(wide)))
+            except RuntimeError as exc:
+                failure = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                continue
+            return {k: v.to(torch.float64) for k, v in out.items()}
+        raise TaskError(f"{self.source.name}: the forward does not run on CPU in float64 or float32 ({failure})")
 
     def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         with torch.no_grad():

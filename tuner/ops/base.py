@@ -84,13 +84,17 @@ class Expected:
     varies: bool
 
     @classmethod
-    def of(cls, ref: torch.Tensor, dtype: str, rtol: float | None = None) -> Expected:
+    def of(cls, ref: torch.Tensor, dtype: str, rtol: float | None = None,
+           slack: torch.Tensor | None = None) -> Expected:
+        """`slack`: an error allowed on top of the tolerance, per element (PyTorch's own, where an operator's
+        arithmetic rounds to its dtype on the way)."""
         rtol = RTOL[dtype] if rtol is None else rtol
         magnitude = ref.abs()
         scale = float(magnitude.max()) if ref.numel() else 0.0
         atol = max(rtol * 1e-2 * scale, TINY[dtype])
         varies = ref.numel() > 1 and float(ref.max()) != float(ref.min())
-        return cls(ref.to(torch.float32), (1.0 / (atol + rtol * magnitude)).to(torch.float32), rtol, atol, varies)
+        allowed = atol + rtol * magnitude + (slack if slack is not None else 0.0)
+        return cls(ref.to(torch.float32), (1.0 / allowed).to(torch.float32), rtol, atol, varies)
 
 
 def _first(mask: torch.Tensor) -> tuple[int, ...]:
@@ -216,6 +220,10 @@ class Operator(ABC):
         """Output `name`'s float64 reference prepared for checks at the run's `dtype` (the tolerances of the output's
         own dtype)."""
         return Expected.of(reference, self.output_dtypes(dtype)[name])
+
+    def expectations(self, inputs: dict[str, torch.Tensor], dtype: str) -> dict[str, Expected]:
+        """Every output's reference on one input set, prepared for checks."""
+        return {name: self.expected(name, ref, dtype) for name, ref in self.reference(inputs).items()}
 
     def check(self, outputs: dict[str, torch.Tensor], inputs: dict[str, torch.Tensor],
               expected: dict[str, Expected]) -> Check:

@@ -112,17 +112,18 @@ class RunInputs:
         self.op, self.shape, self.dtype = op, shape, dtype
         self.inputs = [op.make_inputs(shape, dtype, i) for i in range(sets)]
         self.arrays = [{k: to_numpy(v) for k, v in s.items()} for s in self.inputs]
-        self.expected = [{name: op.expected(name, ref, dtype) for name, ref in op.reference(s).items()}
-                         for s in self.inputs]
+        self.expected = [op.expectations(s, dtype) for s in self.inputs]
         self.output_shapes = op.output_shapes(shape)
         self.output_dtypes = op.output_dtypes(dtype)
         self.torch: TorchTiming | None = None  # torch's own op on the backend's device, when it has one
 
 
 def kernel_args(space: SearchSpace, arrays: Mapping[str, Any], output_shapes: Mapping[str, tuple[int, ...]],
-                dtype: str, tiling: bytes, output_dtypes: Mapping[str, str] | None = None) -> list[KernelArg]:
+                dtype: str, tiling: bytes, output_dtypes: Mapping[str, str] | None = None,
+                workspace_bytes: int = 0) -> list[KernelArg]:
     """The launcher: the kernel's arguments in the order its search space declares them (each output of its dtype
-    in `output_dtypes`, else `dtype`)."""
+    in `output_dtypes`, else `dtype`; the workspace `workspace_bytes` zeros, `SearchSpace.workspace_bytes` of the
+    point, made anew for each call, so each launch starts from zeros). The outputs are the `out` arguments only."""
     args: list[KernelArg] = []
     for arg in space.args:
         if arg.kind == "in":
@@ -130,6 +131,11 @@ def kernel_args(space: SearchSpace, arrays: Mapping[str, Any], output_shapes: Ma
         elif arg.kind == "out":
             tensor = arg.tensor or arg.name
             args.append(GmOut(NUMPY_DTYPES[(output_dtypes or {}).get(tensor, dtype)], output_shapes[tensor], arg.name))
+        elif arg.kind == "workspace":
+            if workspace_bytes < 1:
+                raise TunerError(f"the kernel takes workspace '{arg.name}', but the launch was given {workspace_bytes} "
+                                 "bytes of it")
+            args.append(GmBytes(bytes(workspace_bytes), arg.name))
         else:
             args.append(GmBytes(tiling, arg.name))
     return args
@@ -215,10 +221,9 @@ class Evaluator:
             return replace(built, error_class=ErrorClass.COMPILE_ERROR, detail=build.error.summary,
                            compile_log=build.error.diagnostics)
         assert build.artifact is not None
-        tiling = pack_tiling(point.tiling)
         errors = [0.0, 0.0]
         start = time.perf_counter()
-        profile = self.backend.profile(build.artifact, self._args(0, tiling), point.block_dim)
+        profile = self.backend.profile(build.artifact, self._args(0, point), point.block_dim)
         run_s = time.perf_counter() - start
         pipe = {**{k: round(v, 4) for k, v in profile.pipe_ratios.items()},
                 "gm_to_ub_bytes": profile.gm_to_ub_bytes, "ub_to_gm_bytes": profile.ub_to_gm_bytes}
@@ -235,7 +240,7 @@ class Evaluator:
         suspect = self.suspect(value, profile.source, baseline_us) if failure is None else None
         if failure is None and (suspect is not None or best_us is None or value < best_us):
             for index in range(0 if suspect else 1, len(self.inputs.inputs)):  # a suspect one: the timed set too
-                run = self.backend.run(build.artifact, self._args(index, tiling), point.block_dim)
+                run = self.backend.run(build.artifact, self._args(index, point), point.block_dim)
                 failure = self._verdict(run, index, errors)
                 sets = index + 1
                 if failure is not None:
@@ -258,7 +263,7 @@ class Evaluator:
         build = self.cache.build(self.render(params), self.space.kernel)
         if build.artifact is None:
             raise TunerError(f"a measured point no longer builds: {build.error.summary if build.error else ''}")
-        return build.artifact, self._args(0, pack_tiling(point.tiling)), point.block_dim
+        return build.artifact, self._args(0, point), point.block_dim
 
     def retime(self, params: Mapping[str, Any]) -> float:
         """A fresh device time of an already measured point (the interleaved re-timing of the best few)."""
@@ -269,6 +274,7 @@ class Evaluator:
         artifact, args, block_dim = self._launchable(params)
         return self.backend.msprof(artifact, args, block_dim, output)
 
-    def _args(self, index: int, tiling: bytes) -> list[KernelArg]:
-        return kernel_args(self.space, self.inputs.arrays[index], self.inputs.output_shapes, self.inputs.dtype, tiling,
-                           self.inputs.output_dtypes)
+    def _args(self, index: int, point: Point) -> list[KernelArg]:
+        """The arguments of a launch of `point` on input set `index`: a fresh workspace of zeros each time."""
+        return kernel_args(self.space, self.inputs.arrays[index], self.inputs.output_shapes, self.inputs.dtype,
+                           pack_tiling(point.tiling), self.inputs.output_dtypes, self.space.workspace_bytes(point))
