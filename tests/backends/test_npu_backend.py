@@ -30,7 +30,8 @@ from .test_npu_msprof import CURRENT
 
 N = 64
 PROBE = """#include "kernel_operator.h"
-// mode 0: y = 2x (block 0); 1: spin for ever; 2: trap; 3: write past the end of y
+// mode 0: y = 2x (block 0); 1: spin for ever; 2: trap; 3: write past the end of y;
+// 4: count launches in mode[1] (a workspace), y = 2x + the count
 extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR y, GM_ADDR mode)
 {
     const uint8_t m = *(__gm__ uint8_t *)mode;
@@ -40,7 +41,8 @@ extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR y, GM_ADDR mode)
     if (m == 1) { volatile int spin = 1; while (spin) {} }
     if (m == 2) { __builtin_trap(); }
     if (m == 3) { yp[64] = 1.0f; }
-    for (int i = 0; i < 64; ++i) yp[i] = 2.0f * xp[i];
+    const float count = m == 4 ? ++((__gm__ uint8_t *)mode)[1] : 0;
+    for (int i = 0; i < 64; ++i) yp[i] = 2.0f * xp[i] + count;
 }
 """
 
@@ -162,6 +164,18 @@ def test_run_and_profile_a_clean_kernel(backend) -> None:
     assert profile.source == "measured on Ascend910B2"
     assert profile.time_us == pytest.approx(profile.extra["timing"]["median_us"], abs=1e-3)
     assert 1 <= profile.extra["timing"]["launches"] <= 5 and profile.extra["sim_us"] > 0
+
+
+def test_every_timed_launch_starts_from_the_raw_buffers_it_was_given(backend) -> None:
+    """A buffer the kernel writes (a workspace: mode 4 counts its launches in it) is given again before each timed
+    launch, so the last one computes what the first did."""
+    npu, artifact, _ = backend
+    x = np.arange(N, dtype=np.float32)
+    profile = npu.profile(artifact, [GmIn(x, "x"), GmOut(np.dtype(np.float32), (N,), "y"),
+                                     GmBytes(bytes([4, 0]), "workspace")], 1)
+    assert profile.run.ok and profile.extra["timing"]["launches"] >= 1  # after the warm launch
+    assert np.array_equal(profile.run.outputs[0], 2 * x + 1)
+    assert np.array_equal(profile.after_timing.outputs[0], 2 * x + 1)
 
 
 def test_simulator_precheck_keeps_a_faulty_kernel_off_the_device(backend) -> None:

@@ -256,6 +256,30 @@ def test_arguments_follow_the_kernel_order_and_carry_their_tensors(tmp_path):
     assert "check_input \"$IN_GAMMA\" 64 4" in script and "out=$OUT_DIR/y.npy:float32:8x64" in script
 
 
+def test_a_workspace_is_described_by_its_size_and_passed_as_zeros(tmp_path):
+    """kernel.json gives the workspace's bytes at the exported point; run_sim.sh passes that many zeros, and the
+    launcher allocates and zeroes it, never reads or writes it as a file (tests/search/test_workspace.py runs one)."""
+    args = (ArgSpec("x", "in"), ArgSpec("y", "out"), ArgSpec("workspace", "workspace", bytes="block_dim * 32"),
+            ArgSpec("tiling", "tiling"))
+    d = export(tmp_path / "w", arguments=export_arguments(args, "float32", (ROWS, COLS), {"y": (ROWS, COLS)},
+                                                          workspace_bytes=128))
+    assert json.loads((d / "kernel.json").read_text())["arguments"][2] == {
+        "name": "workspace", "kind": "workspace", "bytes": 128}
+    script = (d / "run_sim.sh").read_text()
+    assert re.findall(r'--arg "([a-z]+)=', script) == ["in", "out", "zeros", "bytes"]
+    assert '--arg "zeros=128"' in script
+    launcher = (d / "launcher.cpp").read_text()
+    assert "constexpr size_t kBytes_workspace = 128ull;" in launcher
+    assert "std::memset(gm_workspace, 0, kBytes_workspace);" in launcher
+    assert "aclrtMemset(gm_workspace, kBytes_workspace, 0, kBytes_workspace)" in launcher
+    assert "host_workspace" not in launcher and "workspace.bin" not in launcher
+    assert "scale_rows<<<kBlockDim, nullptr, stream>>>(gm_x, gm_y, gm_workspace, gm_tiling);" in launcher
+    assert len(re.findall(r"AscendC::GmAlloc\(", launcher)) == 4 and len(re.findall(r"\baclrtMalloc\(", launcher)) == 4
+    readme = (d / "README.md").read_text()
+    assert "| 3 | `workspace` | workspace | 128 bytes of GM, zeroed before each launch |" in readme
+    assert "the workspace as `zeros=128`" in readme
+
+
 def test_time_us_none_and_overwrite(tmp_path):
     dest = tmp_path / "best"
     export(dest)
@@ -275,6 +299,7 @@ def test_time_us_none_and_overwrite(tmp_path):
     ({"args": (ArgSpec("x", "in"), ArgSpec("tiling", "tiling"))}, "no output argument"),
     ({"block_dim": 0}, "block_dim 0"),
     ({"args": (ArgSpec("x", "in", "x; rm"), ArgSpec("y", "out"))}, "carries 'x; rm', which is not an identifier"),
+    ({"args": (*ARGS, ArgSpec("ws", "workspace", bytes=64))}, "workspace 'ws' has 0 bytes; expected at least 1"),
 ])
 def test_bad_descriptions_are_refused_with_the_reason(tmp_path, overrides, message):
     """A usage error each (an ExportError, or the tiling packer's own), so the CLI prints it as one line."""

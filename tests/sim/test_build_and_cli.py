@@ -11,7 +11,7 @@ import pytest
 from commands import tuner_child
 from commands import tuner_here as tuner
 
-from tuner.backends.args import GmIn, GmOut, Scalar
+from tuner.backends.args import GmBytes, GmIn, GmOut, Scalar
 from tuner.data.socs import load_socs
 from tuner.sim import codegen
 from tuner.sim.args import parse_arg
@@ -66,12 +66,21 @@ def test_low_confidence_soc_is_flagged_in_the_report() -> None:
     ("out=z.npy:float16", "expected out=FILE.npy:DTYPE"),
     ("out=z.npy:float17:8", "unknown dtype"),
     ("ptr=3", "unknown kind"),
+    ("zeros=0", "'0' is not a positive number of bytes"),
+    ("zeros=-32", "'-32' is not a positive number of bytes"),
+    ("zeros=1k", "'1k' is not a positive number of bytes"),
+    (f"zeros={1 << 62}", "needs about"),  # more memory than the machine has
 ])
 def test_bad_arg_specs_are_one_line_usage_errors(spec: str, message: str) -> None:
     from tuner.errors import UsageError
 
     with pytest.raises(UsageError, match=message):
         parse_arg(spec)
+
+
+def test_zeros_is_a_gm_buffer_of_that_many_zeroed_bytes() -> None:
+    assert parse_arg("zeros=96") == GmBytes(bytes(96), "zeros")
+    assert parse_arg("zeros=0x40") == GmBytes(bytes(64), "zeros")
 
 
 def test_cli_simulate_writes_outputs_json_and_trace(tmp_path: Path) -> None:

@@ -317,3 +317,55 @@ def test_a_constraint_on_api_availability_cites_the_support_table():
     assert pad.why == ("outputs are written with DataCopyPad, which this SoC lacks (tuner/data/api_support.yaml, "
                        "has_data_copy_pad: ASC §4.4: A2/A3 and 200I/500 A2 only; not on 310P AI Core or 910A)")
     assert "api_support.yaml" not in str(rows.raw)  # the citation is added when read, not stored
+
+
+WORKSPACE = '  - {name: tiling, kind: tiling}\n  - {name: workspace, kind: workspace, bytes: "block_dim * 32 + 1000"}\n'
+POINT = {"block_dim": 4, "tile": 16, "buffers": 2, "copy": "data_copy"}
+
+
+def _with_workspace(entry: str = WORKSPACE) -> str:
+    return SPACE.replace("  - {name: tiling, kind: tiling}\n", entry)
+
+
+def test_a_workspace_argument_is_sized_at_the_point_and_rounded_up_to_32_bytes():
+    parsed = parse_space(_with_workspace(), Path("toy.yaml"))
+    assert [(a.name, a.kind) for a in parsed.args] == [("x", "in"), ("y", "out"), ("tiling", "tiling"),
+                                                       ("workspace", "workspace")]
+    point = parsed.variant("plain").evaluate(POINT, CONTEXT)
+    assert parsed.workspace_bytes(point) == 1152  # 4 * 32 + 1000 = 1128, rounded up
+    derived = parse_space(_with_workspace(WORKSPACE.replace('"block_dim * 32 + 1000"', '"ub_used // 2"')),
+                          Path("toy.yaml"))
+    assert derived.workspace_bytes(derived.variant("plain").evaluate(POINT, CONTEXT)) == 2 * 16 * 64 * 4 // 2
+    literal = parse_space(_with_workspace(WORKSPACE.replace('"block_dim * 32 + 1000"', "33")), Path("toy.yaml"))
+    assert literal.workspace_bytes(literal.variant("plain").evaluate(POINT, CONTEXT)) == 64
+    assert space().workspace_bytes(space().variant("plain").evaluate(POINT, CONTEXT)) == 0  # none declared
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ("  - {name: workspace, kind: workspace}\n", "argument 'workspace': a workspace needs bytes"),
+    ("  - {name: tiling, kind: tiling, bytes: 64}\n", "argument 'tiling': only a workspace has bytes"),
+    ("  - {name: workspace, kind: workspace, bytes: 0}\n", "workspace 'workspace': bytes 0 is not positive"),
+    ("  - {name: workspace, kind: workspace, bytes: -32}\n", "bytes -32 is not positive"),
+    ("  - {name: workspace, kind: workspace, bytes: [64]}\n", r"bytes \[64\] is not an int or an expression"),
+    ("  - {name: workspace, kind: workspace, bytes: true}\n", "bytes True is not an int or an expression"),
+    ('  - {name: workspace, kind: workspace, bytes: "block_dim *"}\n', "workspace 'workspace': .*syntax"),
+    (WORKSPACE + "  - {name: scratch, kind: workspace, bytes: 64}\n", "more than one workspace argument"),
+    ("  - tiling\n", "argument 'tiling' is not a mapping"),
+    ("  - {kind: tiling}\n", "toy.yaml: argument: missing 'name'"),
+])
+def test_a_malformed_workspace_is_a_one_line_space_error(entry, message):
+    with pytest.raises(SpaceError, match=message) as raised:
+        parse_space(_with_workspace(entry), Path("toy.yaml"))
+    assert str(raised.value).startswith("toy.yaml: ") and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(("size", "message"), [
+    ('"block_dim - block_dim"', "bytes 'block_dim - block_dim' is 0, not a positive number of bytes"),
+    ('"nope * 2"', "unknown name 'nope'"),
+    ('"1000 // (block_dim - 4)"', "division or modulo by zero"),
+])
+def test_a_workspace_that_does_not_size_at_a_point_is_a_space_error(size, message):
+    parsed = parse_space(_with_workspace(WORKSPACE.replace('"block_dim * 32 + 1000"', size)), Path("toy.yaml"))
+    point = parsed.variant("plain").evaluate(POINT, CONTEXT)
+    with pytest.raises(SpaceError, match=f"workspace 'workspace': .*{re.escape(message)}"):
+        parsed.workspace_bytes(point)

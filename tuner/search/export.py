@@ -23,7 +23,7 @@ from tuner.backends.npu.package import LaunchArg, launch_project, render_templat
 from tuner.errors import UsageError
 from tuner.sim.args import parse_dtype
 from tuner.space.render import C_TYPES
-from tuner.space.spaces import ArgSpec
+from tuner.space.spaces import ARG_KINDS, ArgSpec
 
 __all__ = ["ExportBundle", "ExportError", "export_arguments", "write_export"]
 
@@ -48,12 +48,16 @@ def _c_type(dtype: str) -> str:
 def export_arguments(specs: tuple[ArgSpec, ...], dtype: str, shape: tuple[int, ...],
                      output_shapes: Mapping[str, tuple[int, ...]],
                      input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                     dtypes: Mapping[str, str] | None = None) -> tuple[LaunchArg, ...]:
+                     dtypes: Mapping[str, str] | None = None, workspace_bytes: int = 0) -> tuple[LaunchArg, ...]:
     """The kernel's parameters in order, each tensor with its shape and dtype: an output has the shape the
     operator gives its tensor, an input the one `input_shapes` names or else the run's `shape`; a tensor's dtype is
-    the one `dtypes` names, else `dtype`."""
+    the one `dtypes` names, else `dtype`; a workspace has the exported point's `workspace_bytes`
+    (`SearchSpace.workspace_bytes`)."""
     arguments = []
     for spec in specs:
+        if spec.kind == "workspace":
+            arguments.append(LaunchArg(spec.name, spec.kind, nbytes=int(workspace_bytes)))
+            continue
         if spec.kind not in ("in", "out"):
             arguments.append(LaunchArg(spec.name, spec.kind))
             continue
@@ -72,18 +76,21 @@ def export_arguments(specs: tuple[ArgSpec, ...], dtype: str, shape: tuple[int, .
 
 
 def _check_arguments(arguments: tuple[LaunchArg, ...]) -> None:
-    """Known kinds, distinct C identifiers, tensors whose names can name files, shapes of at least one element, an
-    output."""
+    """Known kinds, distinct C identifiers, tensors whose names can name files, shapes of at least one element, a
+    workspace of at least one byte, an output."""
     seen: set[str] = set()
     for i, arg in enumerate(arguments):
-        if arg.kind not in ("in", "out", "tiling"):
-            raise ExportError(f"argument {i + 1} ('{arg.name}') has kind '{arg.kind}'; expected in, out or tiling")
+        if arg.kind not in ARG_KINDS:
+            raise ExportError(f"argument {i + 1} ('{arg.name}') has kind '{arg.kind}'; expected in, out, tiling or "
+                              "workspace")
         if not _IDENT.match(arg.name):
             raise ExportError(f"argument {i + 1}: '{arg.name}' is not a C identifier")
         if arg.name in seen:
             raise ExportError(f"argument name '{arg.name}' appears twice")
         seen.add(arg.name)
-        if arg.kind == "tiling":
+        if arg.kind == "workspace" and arg.nbytes < 1:
+            raise ExportError(f"workspace '{arg.name}' has {arg.nbytes} bytes; expected at least 1")
+        if arg.kind in ("tiling", "workspace"):
             continue
         if not _IDENT.match(arg.tensor):  # it names files: input/<tensor>.bin, <tensor>.npy
             raise ExportError(f"argument '{arg.name}' carries '{arg.tensor}', which is not an identifier")
@@ -171,9 +178,12 @@ class ExportBundle:
 
 
 def _described(arg: LaunchArg) -> dict[str, Any]:
-    """One entry of kernel.json's `arguments`: a tensor (in/out) or the tiling buffer (bytes from a file)."""
+    """One entry of kernel.json's `arguments`: a tensor (in/out), the tiling buffer (bytes from a file) or the
+    workspace (that many zeroed bytes)."""
     if arg.kind == "tiling":
         return {"name": arg.name, "kind": "bytes", "file": TILING_FILE}
+    if arg.kind == "workspace":
+        return {"name": arg.name, "kind": "workspace", "bytes": arg.nbytes}
     return {"name": arg.name, "kind": arg.kind, "dtype": arg.dtype, "shape": list(arg.shape), "tensor": arg.tensor}
 
 

@@ -91,7 +91,8 @@ def export_trial(storage: optuna.storages.BaseStorage, run: str, dest: Path, *, 
     bundle = ExportBundle(
         source=source, kernel=space.kernel,
         arguments=export_arguments(space.args, dtype, shape, op.output_shapes(shape), op.input_shapes(shape),
-                                   {**op.input_dtypes(dtype), **op.output_dtypes(dtype)}),
+                                   {**op.input_dtypes(dtype), **op.output_dtypes(dtype)},
+                                   space.workspace_bytes(point)),
         tiling=point.tiling, tiling_struct=space.tiling_struct, block_dim=point.block_dim, op=op.name, shape=shape,
         dtype=dtype, soc=soc.name, backend=attrs["backend"], time_us=frozen.value,
         time_source=str(frozen.user_attrs.get("time_source", "")), variant=variant.name, params=dict(frozen.params),
@@ -114,5 +115,5 @@ def _write_trace(path: Path, backend: Backend, op: Operator, shape: tuple[int, .
         return
     inputs = {name: to_numpy(tensor) for name, tensor in op.make_inputs(shape, dtype, 0).items()}
     args = kernel_args(space, inputs, op.output_shapes(shape), dtype, pack_tiling(point.tiling),
-                       op.output_dtypes(dtype))
+                       op.output_dtypes(dtype), space.workspace_bytes(point))
     backend.profile(build.artifact, args, point.block_dim, trace=path)

@@ -24,6 +24,9 @@ _DTYPES = {
     "float64": np.float64, "double": np.float64,
 }
 NPY_MAGIC = b"\x93NUMPY"
+KINDS = "in, out, bytes, zeros, struct, u32, i32, u64, i64, f32"
+
+
 def check_output_path(path: Path, what: str) -> None:
     """UsageError unless a file can be written at `path`: its directory exists and is writable, and it is not a
     directory itself."""
@@ -71,16 +74,18 @@ def check_simulation_memory(args: list[KernelArg]) -> None:
     """MemoryLimitError, naming the largest buffer, when a `tuner simulate` run of `args` would not fit."""
     buffers = [(a.nbytes, a.name) for a in args if isinstance(a, GmOut)]
     buffers += [(a.array.nbytes, a.name) for a in args if isinstance(a, GmIn)]
+    buffers += [(len(a.data), a.name) for a in args if isinstance(a, GmBytes)]
     if buffers:
         size, name = max(buffers)
         check_memory(simulation_bytes(args), f"the simulation (largest GM buffer: {name}, {gib(size)})")
 
 
 def parse_arg(spec: str) -> KernelArg:
-    """Parse one `--arg`: in=F.npy, out=F.npy:DTYPE:D0xD1, bytes=F, struct=F, u32=V, i32=V, u64=V, i64=V, f32=V."""
+    """Parse one `--arg`: in=F.npy, out=F.npy:DTYPE:D0xD1, bytes=F, zeros=N, struct=F, u32=V, i32=V, u64=V, i64=V,
+    f32=V. zeros=N is a GM buffer of N zeroed bytes that is not read back (a workspace)."""
     key, sep, value = spec.partition("=")
     if not sep or not value:
-        raise UsageError(f"--arg '{spec}': expected KIND=VALUE (in, out, bytes, struct, u32, i32, u64, i64, f32)")
+        raise UsageError(f"--arg '{spec}': expected KIND=VALUE ({KINDS})")
     key = key.strip().lower()
     if key == "in":
         path = _read(value)
@@ -101,6 +106,15 @@ def parse_arg(spec: str) -> KernelArg:
     if key == "bytes":
         path = _read(value)
         return GmBytes(path.read_bytes(), name=path.name)
+    if key == "zeros":
+        try:
+            size = int(value, 0)
+        except ValueError:
+            size = 0
+        if size < 1:
+            raise UsageError(f"--arg {spec}: '{value}' is not a positive number of bytes")
+        check_memory(size, f"--arg {spec} ({size} bytes)")
+        return GmBytes(bytes(size), name="zeros")
     if key == "struct":
         return Struct(_read(value).read_bytes())
     if key in SCALAR_TYPES:
@@ -109,7 +123,7 @@ def parse_arg(spec: str) -> KernelArg:
         except ValueError:
             raise UsageError(f"--arg {spec}: '{value}' is not a {'number' if key == 'f32' else 'integer'}") from None
         return Scalar(key, number)
-    raise UsageError(f"--arg '{spec}': unknown kind '{key}' (in, out, bytes, struct, u32, i32, u64, i64, f32)")
+    raise UsageError(f"--arg '{spec}': unknown kind '{key}' ({KINDS})")
 
 
 def check_signature(args: list[KernelArg], params: list[dict], kernel: str) -> None:
@@ -120,7 +134,8 @@ def check_signature(args: list[KernelArg], params: list[dict], kernel: str) -> N
         want, size = param["kind"], param["size"]
         got = arg.kind
         if want == "pointer" and got != "pointer":
-            raise UsageError(f"parameter {i + 1} of '{kernel}' is a pointer (GM_ADDR): give in=, out= or bytes=")
+            raise UsageError(f"parameter {i + 1} of '{kernel}' is a pointer (GM_ADDR): give in=, out=, bytes= or "
+                             "zeros=")
         if want != "pointer" and got == "pointer":
             raise UsageError(f"parameter {i + 1} of '{kernel}' is passed by value ({size} bytes): give a scalar "
                              "(u32=, i32=, u64=, i64=, f32=) or struct=")

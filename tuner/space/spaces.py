@@ -12,6 +12,7 @@ import hashlib
 import itertools
 import json
 import logging
+import math
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -29,7 +30,8 @@ from tuner.space.render import TemplateError, check_template, library_digest, re
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = PROJECT_ROOT / "templates" / "ascendc"
 SHARED_FILE = Path("search_spaces") / "_shared" / "families.yaml"
-ARG_KINDS = ("in", "out", "tiling")
+ARG_KINDS = ("in", "out", "tiling", "workspace")
+WORKSPACE_ALIGN = 32  # a workspace's size is rounded up to whole 32-byte blocks, DataCopy's unit
 ENUMERATION_LIMIT = 500_000
 # Bounds of YAML from outside the package (an LLM's yaml block, a rewritten variant's variant.yaml), whose packaged
 # counterparts nest 6 levels deep in a few KB: PyYAML builds nested nodes by recursion, and an alias stands for a
@@ -47,11 +49,26 @@ class SpaceError(UsageError):
 
 @dataclass(frozen=True)
 class ArgSpec:
-    """One kernel parameter: an operator input (`in`), an output (`out`) or the tiling struct (`tiling`)."""
+    """One kernel parameter: an operator input (`in`), an output (`out`), the tiling struct (`tiling`) or a GM
+    scratch buffer of `bytes` bytes (`workspace`: an int or an expression over a point's names), zeroed for every
+    launch, as CANN passes an operator its workspace."""
 
     name: str
     kind: str
     tensor: str | None = None
+    bytes: object = None
+
+    def workspace_bytes(self, names: Mapping[str, Any]) -> int:
+        """This workspace's size at a point (`names`: `Point.names`, the context, knobs and derived values), rounded
+        up to WORKSPACE_ALIGN bytes; SpaceError when it does not evaluate to a positive number."""
+        try:
+            value = evaluate(self.bytes, names)
+        except ExpressionError as exc:
+            raise SpaceError(f"workspace '{self.name}': {exc}") from None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+            raise SpaceError(f"workspace '{self.name}': bytes {self.bytes!r:.60} is {value!r:.60}, "
+                             "not a positive number of bytes")
+        return -(-math.ceil(value) // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
 
 
 @dataclass(frozen=True)
@@ -282,6 +299,11 @@ class SearchSpace:
         except KeyError:
             raise SpaceError(f"{self.op} has no variant '{name}' (known: {', '.join(self.variants)})") from None
 
+    def workspace_bytes(self, point: Point) -> int:
+        """Bytes of the zeroed GM workspace a launch of `point` passes (`ArgSpec.workspace_bytes`); 0 when the kernel
+        takes none."""
+        return next((arg.workspace_bytes(point.names) for arg in self.args if arg.kind == "workspace"), 0)
+
     def baseline(self, context: Mapping[str, Any]) -> tuple[Baseline, dict[str, Any]] | None:
         """The first baseline whose knobs are feasible in this context, with its knob values."""
         for entry in self.baselines:
@@ -438,6 +460,29 @@ def _check_expressions(variant: Variant, where: str) -> None:
             raise SpaceError(f"{where}: {expression!r:.60} is not an expression")
 
 
+def _arg(item: Mapping[str, Any], where: str) -> ArgSpec:
+    """One entry of a space's `args`; a workspace's `bytes` is checked as an expression (or a positive int) here."""
+    if not isinstance(item, Mapping):
+        raise SpaceError(f"{where}: argument {item!r:.60} is not a mapping like {{name: x, kind: in}}")
+    name, kind, size = _require(item, "name", f"{where}: argument"), item.get("kind"), item.get("bytes")
+    if kind not in ARG_KINDS:
+        raise SpaceError(f"{where}: argument {name!r} has kind {kind!r} (one of {', '.join(ARG_KINDS)})")
+    if (kind == "workspace") != (size is not None):
+        raise SpaceError(f"{where}: argument {name!r}: " + ("a workspace needs bytes: an int or an expression"
+                                                            if kind == "workspace" else "only a workspace has bytes"))
+    if kind == "workspace":
+        if isinstance(size, bool) or not isinstance(size, int | str):
+            raise SpaceError(f"{where}: workspace {name!r}: bytes {size!r:.60} is not an int or an expression")
+        if isinstance(size, int) and size < 1:
+            raise SpaceError(f"{where}: workspace {name!r}: bytes {size} is not positive")
+        if isinstance(size, str):
+            try:
+                parse(size)
+            except ExpressionError as exc:
+                raise SpaceError(f"{where}: workspace {name!r}: {exc}") from None
+    return ArgSpec(str(name), str(kind), item.get("tensor"), size)
+
+
 def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR,
                 shared: Path = PROJECT_ROOT / SHARED_FILE) -> SearchSpace:
     """Read a search-space document, the entries it names from the `shared` file in place (`SharedEntries`);
@@ -450,12 +495,9 @@ def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR,
     if not isinstance(raw, Mapping):
         raise SpaceError(f"{where}: expected a mapping at the top level")
     op = str(_require(raw, "op", where))
-    args = []
-    for item in _require(raw, "args", where):
-        if item.get("kind") not in ARG_KINDS:
-            raise SpaceError(f"{where}: argument {item.get('name')!r} has kind {item.get('kind')!r} "
-                             f"(one of {', '.join(ARG_KINDS)})")
-        args.append(ArgSpec(str(item["name"]), str(item["kind"]), item.get("tensor")))
+    args = tuple(_arg(item, where) for item in _require(raw, "args", where))
+    if sum(arg.kind == "workspace" for arg in args) > 1:
+        raise SpaceError(f"{where}: more than one workspace argument; a kernel takes at most one")
     entries = SharedEntries(shared)
     variants = {str(n): _variant(op, str(n), v, where, templates, entries)
                 for n, v in _require(raw, "variants", where).items()}
@@ -465,7 +507,7 @@ def parse_space(text: str, path: Path, templates: Path = TEMPLATES_DIR,
         if b.variant not in variants:
             raise SpaceError(f"{where}: baseline names unknown variant '{b.variant}'")
     return SearchSpace(op, str(_require(raw, "kernel", where)), str(raw.get("tiling_struct", "Tiling")),
-                       tuple(args), variants, baselines, path)
+                       args, variants, baselines, path)
 
 
 REWRITE_FILE = "variant.yaml"

@@ -30,7 +30,8 @@ LAUNCHER_FILE = "launcher.cpp"
 @dataclass(frozen=True)
 class LaunchArg:
     """One kernel parameter as a launch project passes it: a GM tensor (`in` / `out`: the operator tensor it
-    carries, its shape, dtype, C type and element size) or the tiling struct's buffer (`tiling`)."""
+    carries, its shape, dtype, C type and element size), the tiling struct's buffer (`tiling`) or a GM scratch
+    buffer of `nbytes` zeros (`workspace`)."""
 
     name: str
     kind: str
@@ -39,6 +40,7 @@ class LaunchArg:
     dtype: str = ""
     ctype: str = ""
     itemsize: int = 0
+    nbytes: int = 0
 
     @property
     def shape_text(self) -> str:

@@ -4,7 +4,9 @@ stream, and times them with NPU events.
 The tuner (device.py) talks to it in JSON lines on stdin/stdout and kills it when a request outlives its
 timeout: a hung kernel takes this process down, never the tuner. Arrays travel as raw files in a directory
 both sides share. Input tensors are loaded onto the device once per file and copied afresh before every
-request, so a kernel that writes into its inputs cannot spoil a later candidate's run. Every device call is
+request, so a kernel that writes into its inputs cannot spoil a later candidate's run; raw buffers (the tiling, a
+workspace of zeros) are given again before every timed launch, so each launch starts from what the first did.
+Every device call is
 torch_npu's public API: `Tensor.npu()`, `torch.npu.current_stream().npu_stream`, `torch.npu.Event`.
 """
 
@@ -96,13 +98,19 @@ class Worker:
             if code != 0:
                 raise LaunchError(f"{LAUNCH_SYMBOL} returned {code}")
 
+        given = [(tensors[i], tensors[i].clone()) for i, spec in enumerate(req["args"]) if spec["kind"] == "bytes"]
+
+        def give_again() -> None:
+            for tensor, content in given:
+                tensor.copy_(content)
+
         outs = [i for i, spec in enumerate(req["args"]) if spec["kind"] == "out"]
         out_dir = Path(req["out_dir"])
         run()
         torch.npu.synchronize()
         reply: dict[str, Any] = {"outputs": [write_array(tensors[i], out_dir / f"first-{i}.bin") for i in outs]}
         if req.get("timing"):
-            reply["samples_us"] = time_launches(run, req["timing"], self._flush(req["timing"]))
+            reply["samples_us"] = time_launches(run, req["timing"], self._flush(req["timing"]), give_again)
             reply["after"] = [write_array(tensors[i], out_dir / f"after-{i}.bin") for i in outs]
         return reply
 
@@ -129,10 +137,13 @@ class Worker:
         return reply
 
 
-def time_launches(run: Callable[[], None], timing: dict[str, Any], flush: torch.Tensor | None) -> list[float]:
+def time_launches(run: Callable[[], None], timing: dict[str, Any], flush: torch.Tensor | None,
+                  prepare: Callable[[], None] = lambda: None) -> list[float]:
     """Launch times in µs from NPU events: a warm launch sets the count (≥ min_launches or ≥ min_total_ms),
-    then each timed launch follows a write of `flush` (2× L2) so it reads its inputs cold."""
+    then each timed launch follows a write of `flush` (2× L2) so it reads its inputs cold. `prepare` runs before
+    every launch, outside its events (the launch's raw buffers given again)."""
     start, end = torch.npu.Event(enable_timing=True), torch.npu.Event(enable_timing=True)
+    prepare()
     start.record()
     run()
     end.record()
@@ -141,6 +152,7 @@ def time_launches(run: Callable[[], None], timing: dict[str, Any], flush: torch.
                             float(timing["min_total_ms"]))
     events = [(torch.npu.Event(enable_timing=True), torch.npu.Event(enable_timing=True)) for _ in range(count)]
     for before, after in events:
+        prepare()
         if flush is not None:
             flush.zero_()
         before.record()
