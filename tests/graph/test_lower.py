@@ -90,6 +90,17 @@ def test_a_middle_axis_reduction_folds_the_tiles_rows_and_reads_inner_rows_as_pe
     assert lowered.row == [] and lowered.context(8) == {"outer": 4, "red": 30, "inner": 10}
 
 
+def test_slices_of_an_input_read_the_same_tensor_at_an_offset_or_as_pitched_rows(tmp_path) -> None:
+    graph, lowered = _lowered(lambda m, x, y: torch.sigmoid(x[:, :37]) * x[:, 37:] + y[1:2], torch.randn(5, 74),
+                              torch.randn(3, 37))
+    assert lowered.layout == "rows" and lowered.shape == (5, 37)
+    assert [(t.value, t.role, t.offset, t.pitch, t.shape) for t in lowered.ins] == [
+        ("args_0", "full", 0, 74, (5, 74)), ("args_0", "full", 37, 74, (5, 74)), ("args_1", "row", 37, 0, (3, 37))]
+    space = yaml.safe_load(space_text(lowered, "my_op", "my_op.py"))
+    assert [a.get("tensor") for a in space["args"]] == ["args_0", "args_0", "args_1", "out0", None]
+    assert space["variants"]["generated"]["knobs"]["copy"]["choices"] == ["data_copy_pad"]
+
+
 @pytest.mark.parametrize(("function", "inputs", "says"), [
     (lambda m, x: x.sum((0, 2)), [torch.randn(8, 4, 3)], "one run of neighbouring axes"),
     (lambda m, x, y: x + y, [torch.randn(8, 4, 3), torch.randn(4, 1)], "does not broadcast"),

@@ -67,12 +67,13 @@ def _aligned(graph: Graph, space: tuple[int, ...]) -> tuple[dict[str, tuple[int,
     return aligned, frozenset(reduced or ())
 
 
-def _groups(space: tuple[int, ...], shapes: list[tuple[int, ...]], reduced: frozenset[int]) -> list[list[int]]:
+def _groups(space: tuple[int, ...], shapes: list[tuple[int, ...]], reduced: frozenset[int],
+            last_alone: bool) -> list[list[int]]:
     """The space's axes (those longer than one) in runs that coalesce."""
     axes = [i for i, d in enumerate(space) if d != 1]
     groups: list[list[int]] = []
     for axis in axes:
-        if groups:
+        if groups and not (last_alone and axis == len(space) - 1):
             last = groups[-1][-1]
             same_reduction = (last in reduced) == (axis in reduced)
             same_span = all((s[last] == 1) == (s[axis] == 1) for s in shapes)
@@ -83,14 +84,14 @@ def _groups(space: tuple[int, ...], shapes: list[tuple[int, ...]], reduced: froz
     return groups
 
 
-def canonical(graph: Graph, space: tuple[int, ...]) -> tuple[Graph, tuple[int, ...]]:
+def canonical(graph: Graph, space: tuple[int, ...], last_alone: bool = False) -> tuple[Graph, tuple[int, ...]]:
     """The graph over its coalesced space, and that space (the graph and `space` as they are where the values do not
-    align)."""
+    align); `last_alone`: the last axis stays an axis of its own (an input is read as rows of it)."""
     found = _aligned(graph, space)
     if found is None or any(n.op == "expand" and n.name in graph.outputs for n in graph.nodes):
         return graph, space
     aligned, reduced = found
-    groups = _groups(space, list(aligned.values()), reduced) or [[len(space) - 1]]
+    groups = _groups(space, list(aligned.values()), reduced, last_alone) or [[len(space) - 1]]
 
     def merged(shape: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(math.prod(shape[i] for i in group) for group in groups)

@@ -50,6 +50,7 @@ assert set(ATEN.values()) <= set(OPS)
 # checks torch.export inserts (of a tensor's metadata, of a symbolic size): they compute nothing
 CHECKS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_scalar.default"})
 VARIANCE = frozenset({"aten.var_mean.correction", "aten.var.correction"})
+SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 _aten = torch.ops.aten
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
@@ -184,6 +185,35 @@ def _variance(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[l
     return nodes, picks
 
 
+def _slices(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[list[Node], dict[int, str]]:
+    """slice (one node) and split / split_with_sizes / chunk (a slice per piece, picked by index) as IR slices."""
+    where, origin = _where(fx), _origin(fx)
+    source = fx.args[0]
+    shape = tuple(int(d) for d in source.meta["val"].shape)
+    x = _operand(source, names, where)
+    if str(fx.target) == "aten.slice.Tensor":
+        args = list(fx.args) + [None] * (5 - len(fx.args))
+        dim = int(args[1] or 0) % len(shape)
+        start, stop, step = args[2] or 0, args[3], args[4] or 1
+        start, stop = slice(start, stop).indices(shape[dim])[:2]
+        node = Node("slice", (x,), fx.name, _type(fx, f"the result of {fx.target}"),
+                    {"dim": dim, "start": start, "stop": stop, "step": int(step)}, where, origin)
+        return [node], {}
+    dim = int(fx.args[2] if len(fx.args) > 2 else fx.kwargs.get("dim", 0)) % len(shape)
+    sizes = fx.args[1]
+    if isinstance(sizes, int):
+        sizes = [min(sizes, shape[dim] - k) for k in range(0, shape[dim], sizes)]
+    nodes, picks, start = [], {}, 0
+    for index, size in enumerate(sizes):
+        piece = tuple(int(size) if i == dim else d for i, d in enumerate(shape))
+        name = f"{fx.name}_{index}"
+        nodes.append(Node("slice", (x,), name, TensorType(piece, _type(source, "a split's input").dtype),
+                          {"dim": dim, "start": start, "stop": start + int(size), "step": 1}, where, origin))
+        picks[index] = name
+        start += int(size)
+    return nodes, picks
+
+
 def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
     """The module's forward on `inputs` (tensors and Python constants) as a kernel IR graph."""
     try:
@@ -218,6 +248,13 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             continue
         elif fx.op == "call_function" and target == "aten.scalar_tensor.default":
             names[fx] = fx.args[0]  # a constant: its uses take the number
+        elif fx.op == "call_function" and target in SLICES:
+            made, picks = _slices(fx, names)
+            nodes += made
+            if picks:
+                tuples[fx] = picks
+            else:
+                names[fx] = made[0].name
         elif fx.op == "call_function" and target in VARIANCE:
             made, picks = _variance(fx, names)
             nodes += made

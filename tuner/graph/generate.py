@@ -131,8 +131,9 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
         "block_dim": {"type": "int", "low": 1, "high": geometry["blocks"]},
         **geometry["knobs"],
         "buffer_num": {"type": "categorical", "choices": [1, 2, 3], "structural": True},
-        "copy": {"type": "categorical", "choices": ["data_copy_pad"] if layout == "cols" else
-                 ["data_copy", "data_copy_pad"], "structural": True},
+        "copy": {"type": "categorical", "structural": True,
+                 "choices": ["data_copy_pad"] if layout == "cols" or any(t.pitch for t in lowered.ins) else
+                 ["data_copy", "data_copy_pad"]},
         "sync": {"type": "categorical", "choices": ["queue", "flags", "barrier"], "structural": True},
     }
     constraints = [
@@ -149,7 +150,7 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
              "buffer_num": 1, "copy": "'data_copy_pad' if has_data_copy_pad else 'data_copy'", "sync": "queue"}
     space = {
         "op": op, "kernel": KERNEL, "tiling_struct": TILING_STRUCT,
-        "args": [{"name": t.name, "kind": "in", "tensor": t.name} for t in lowered.ins] +
+        "args": [{"name": t.name, "kind": "in", "tensor": t.value} for t in lowered.ins] +
                 [{"name": t.name, "kind": "out", "tensor": t.name} for t in lowered.outs] +
                 [{"name": "tiling", "kind": "tiling"}],
         "variants": {VARIANT: {

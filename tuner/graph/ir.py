@@ -7,7 +7,7 @@ attributes and the type of the one value it makes. Types are static: a shape of 
 broadcasting follows torch's rules and each node's type is the one torch computed when the graph was captured.
 
 The IR is deliberately small, and grows by family (issue 15): today pointwise operations, reductions and the
-layout operations that move no data (a view to another shape of the same elements, a broadcast).
+layout operations (a view to another shape of the same elements, a broadcast, a slice along one axis).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ OPS: dict[str, tuple[str, int]] = {
     "sum": ("reduce", 1), "mean": ("reduce", 1), "amax": ("reduce", 1), "amin": ("reduce", 1),
     # view(x): the same elements in the node's shape; expand(x): x broadcast to the node's shape
     "view": ("layout", 1), "expand": ("layout", 1),
+    # slice(x); attrs: dim, start, stop (0 <= start < stop <= the axis's length), step
+    "slice": ("layout", 1),
 }
 
 

@@ -25,7 +25,7 @@ import torch
 
 from tuner.errors import UsageError
 from tuner.graph.canonical import canonical
-from tuner.graph.ir import OPS, Graph, Node, Operand
+from tuner.graph.ir import OPS, Graph, Input, Node, Operand
 
 __all__ = ["C_TYPES", "KernelTensor", "Lowered", "LoweringError", "lower"]
 
@@ -52,12 +52,14 @@ class KernelTensor:
     value: str
     dtype: str
     role: str  # full | perrow | row | scalar | gather; cols: full | percol | scalar
-    shape: tuple[int, ...]
+    shape: tuple[int, ...]  # the GM tensor's (a slice's: the whole tensor it is cut from)
     outer: bool = True  # percol: one row per outer index (else one row for all of them)
+    offset: int = 0  # a slice: its first element in the tensor
+    pitch: int = 0  # a slice along the last axis: the tensor's row length (its rows are `pitch` apart in GM)
 
     def entry(self) -> dict[str, object]:
         return {"name": self.name, "type": C_TYPES[self.dtype], "role": self.role, "suffix": "_" + self.name,
-                "local": self.name + "Local", "outer": self.outer}
+                "local": self.name + "Local", "outer": self.outer, "offset": self.offset, "pitch": self.pitch}
 
 
 @dataclass
@@ -277,12 +279,52 @@ def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]
                       "kernels reduce one run of neighbouring axes, the last or the one before the last so far")
 
 
+@dataclass(frozen=True)
+class _Slice:
+    source: str  # the input it is cut from
+    offset: int
+    pitch: int
+
+
+def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
+    """Slices of the kernel's inputs as inputs of their own, read from the same GM tensor at an offset (a slice of
+    leading axes of one, or of the first axis) or as rows `pitch` apart (a slice of the last axis)."""
+    inputs = {i.name: i for i in graph.inputs}
+    slices: dict[str, _Slice] = {}
+    added, nodes = [], []
+    for node in graph.nodes:
+        if node.op != "slice":
+            nodes.append(node)
+            continue
+        source = node.operands[0]
+        if source not in inputs:
+            raise _fail(node, "a slice of a computed value; slices of the kernel's inputs are lowered so far")
+        shape, dim = inputs[source].type.shape, node.attrs["dim"]
+        inner = math.prod(shape[dim + 1:])
+        if node.attrs["step"] != 1:
+            raise _fail(node, f"a slice with step {node.attrs['step']}")
+        if math.prod(shape[:dim]) == 1:
+            slices[node.name] = _Slice(str(source), node.attrs["start"] * inner, 0)
+        elif dim == len(shape) - 1:
+            slices[node.name] = _Slice(str(source), node.attrs["start"], shape[-1])
+        else:
+            raise _fail(node, f"a slice along axis {dim} of {list(shape)}: slices along the last axis, or along "
+                              "the first that is longer than one, are lowered so far")
+        added.append(Input(node.name, node.type, inputs[source].kind, inputs[source].target))
+    used = {o for n in nodes for o in n.operands if isinstance(o, str)} | set(graph.outputs)
+    kept = tuple(i for i in graph.inputs if i.name in used)
+    return Graph(kept + tuple(added), tuple(nodes), graph.outputs), slices
+
+
 def lower(graph: Graph) -> Lowered:
     """The graph as one kernel; LoweringError for what it cannot take."""
     _check_dtypes(graph)
     shapes = {name: t.shape for name, t in graph.types().items()}
-    graph, space = canonical(graph, _iteration_shape(graph))
+    graph, slices = _input_slices(graph)
+    graph, space = canonical(graph, _iteration_shape(graph), any(s.pitch for s in slices.values()))
     layout, space = _layout(graph, space)
+    if layout == "flat" and any(s.pitch for s in slices.values()):
+        layout, space = "rows", _padded(space, 2)
     emitter = _Emitter(graph)
     ins: list[KernelTensor] = []
     gathers: dict[str, dict[str, list[int]]] = {}
@@ -294,7 +336,13 @@ def lower(graph: Graph) -> Lowered:
                                 if layout == "cols" else "the whole, a row per row, a value per row, one row, one "
                                 "value"))
         outer = role != "percol" or _padded(item.type.shape, 3)[0] != 1
-        ins.append(KernelTensor(item.name, item.name, item.type.dtype, role, shapes[item.name], outer))
+        cut = slices.get(item.name)
+        if cut is not None and cut.pitch and (layout != "rows" or role not in ("full", "row")):
+            raise LoweringError(f"input {cut.source} is sliced along its last axis ({item.name}, {item.type}) where "
+                                "the kernel reads it other than row by row")
+        source = cut.source if cut else item.name
+        ins.append(KernelTensor(item.name, source, item.type.dtype, role, shapes[source], outer,
+                                cut.offset if cut else 0, cut.pitch if cut else 0))
         buffer = {"scalar": f"{item.name}S", "perrow": f"{item.name}P"}.get(role, f"{item.name}F")
         storage = "full" if role in ("gather", "percol") else role
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)

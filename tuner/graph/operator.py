@@ -33,7 +33,7 @@ class GraphOperator(Operator):
         self.task, self.graph, self.lowered, self.source = task, graph, lowered, source
         self.name = task.name
         self.description = f"{task.name}, generated from {source.name} ({lowered.layout} kernel)"
-        self.inputs = tuple(t.name for t in lowered.ins)
+        self.inputs = tuple(dict.fromkeys(t.value for t in lowered.ins))  # a sliced tensor once
         self.outputs = tuple(t.name for t in lowered.outs)
         floats = [t.dtype for t in lowered.ins + lowered.outs]
         self.dtype = min(floats, key=lambda d: (DTYPE_BYTES[d], d != "float16"))
@@ -69,13 +69,13 @@ class GraphOperator(Operator):
         super().check_shape(self.shape)
 
     def input_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
-        return {t.name: t.shape for t in self.lowered.ins}
+        return {t.value: t.shape for t in self.lowered.ins}
 
     def output_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         return {t.name: t.shape for t in self.lowered.outs}
 
     def input_dtypes(self, dtype: str) -> dict[str, str]:
-        return {t.name: t.dtype for t in self.lowered.ins}
+        return {t.value: t.dtype for t in self.lowered.ins}
 
     def output_dtypes(self, dtype: str) -> dict[str, str]:
         return {t.name: t.dtype for t in self.lowered.outs}
@@ -125,7 +125,7 @@ class GraphOperator(Operator):
         state = self.task.module.state_dict()
         for name, target in self._targets.items():
             values[name] = state[target].detach().clone()
-        return {t.name: values[t.value].contiguous() for t in self.lowered.ins}
+        return {t.value: values[t.value].contiguous() for t in self.lowered.ins}
 
     def _outputs(self, result: object) -> dict[str, torch.Tensor]:
         results = result if isinstance(result, (tuple, list)) else (result,)
