@@ -50,6 +50,8 @@ assert set(ATEN.values()) <= set(OPS)
 # checks torch.export inserts (of a tensor's metadata, of a symbolic size): they compute nothing
 CHECKS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_scalar.default"})
 VARIANCE = frozenset({"aten.var_mean.correction", "aten.var.correction"})
+# a tensor filled with one value -> the position of that value among its arguments
+FILLS = {"aten.full.default": 1, "aten.full_like.default": 1}
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 _aten = torch.ops.aten
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
@@ -248,6 +250,8 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             continue
         elif fx.op == "call_function" and target == "aten.scalar_tensor.default":
             names[fx] = fx.args[0]  # a constant: its uses take the number
+        elif fx.op == "call_function" and target in FILLS:
+            names[fx] = fx.args[FILLS[target]]  # a tensor of one value: its uses broadcast the number
         elif fx.op == "call_function" and target in SLICES:
             made, picks = _slices(fx, names)
             nodes += made

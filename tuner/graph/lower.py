@@ -275,6 +275,9 @@ def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]
     if axes == {len(space) - 2}:
         return "cols", _padded(space, 3)
     node = reductions[0]
+    if axes == set(range(len(space))):
+        raise _fail(node, f"a reduction over every axis of {list(space)} (the operator's axes coalesced) that does "
+                          "not fit one row: a full reduction needs a step across blocks, not lowered yet")
     raise _fail(node, f"a reduction over axes {sorted(axes)} of {list(space)} (the operator's axes coalesced): the "
                       "kernels reduce one run of neighbouring axes, the last or the one before the last so far")
 
