@@ -90,6 +90,18 @@ def test_a_middle_axis_reduction_folds_the_tiles_rows_and_reads_inner_rows_as_pe
     assert lowered.row == [] and lowered.context(8) == {"outer": 4, "red": 30, "inner": 10}
 
 
+def test_a_reduction_over_every_element_accumulates_per_block_and_combines_through_the_workspace() -> None:
+    graph, lowered = _lowered(lambda m, x: (x.abs().amax() * 0.5, x.mean()), torch.randn(30, 70))
+    assert (lowered.layout, lowered.shape) == ("total", (2100,))
+    assert [t["combine"] for t in lowered.totals] == ["Max", "Add"]
+    assert [(t.role, t.shape) for t in lowered.outs] == [("total", (1,)), ("total", (1,))]
+    assert any(line.strip().startswith("Muls(s1[r * STAT], s0[r * STAT], 0.5f") for line in lowered.row)  # once
+    space = yaml.safe_load(space_text(lowered, "my_op", "my_op.py"))
+    assert space["args"][-2] == {"name": "workspace", "kind": "workspace", "bytes": "block_dim * 32 * 3"}
+    with pytest.raises(LoweringError, match="second pass"):
+        _lowered(lambda m, x: x - x.mean(), torch.randn(2100))
+
+
 def test_slices_of_an_input_read_the_same_tensor_at_an_offset_or_as_pitched_rows(tmp_path) -> None:
     graph, lowered = _lowered(lambda m, x, y: torch.sigmoid(x[:, :37]) * x[:, 37:] + y[1:2], torch.randn(5, 74),
                               torch.randn(3, 37))

@@ -58,6 +58,8 @@ TASKS = [
     ("std_first_weighted", "x: x.float().std(dim=0, keepdim=True) * self.w", "torch.randn(45, 70, dtype=torch.float16)",
      "self.w = nn.Parameter(torch.rand(70))"),
     ("l1_two_axes", "x: x.abs().sum(dim=(1, 2))", "torch.randn(4, 9, 11)", ""),
+    ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
+    ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),
 ]
 

@@ -40,13 +40,14 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
         f"{{% set stats = {lowered.stats} %}}",
         f"{{% set uses = {json.dumps(sorted(lowered.uses))} %}}",
         f"{{% set gathers = {json.dumps(lowered.gathers)} %}}",
+        f"{{% set totals = {json.dumps(lowered.totals)} %}}",
         '{% extends "_lib/graph.j2" %}',
         "",
         "{% block tile %}",
         *lowered.tile,
         "{% endblock %}",
     ]
-    if lowered.layout == "rows":
+    if lowered.layout in ("rows", "total"):
         lines += ["", "{% block row %}", *lowered.row, "{% endblock %}"]
     return "\n".join(lines) + "\n"
 
@@ -57,9 +58,10 @@ def _bytes(tensor: KernelTensor) -> int:
 
 def _ub_expression(lowered: Lowered) -> str:
     """UB bytes of a point, buffer by buffer as the skeleton's Init allocates them (32 bytes of slack each)."""
-    flat = lowered.layout == "flat"
+    flat = lowered.layout in ("flat", "total")
     stride = "align_up(tile_cols, block_elems)"
-    tile = {"flat": "(tile_len + 64)", "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
+    tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)",
+            "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
             "cols": f"(align_up(red * {stride}, 64) + 64)"}[lowered.layout]
     per_row_in, per_row_out = "align_up(tile_rows, 32)", "tile_rows * stat"
     terms, buffers = [], 0
@@ -84,7 +86,10 @@ def _ub_expression(lowered: Lowered) -> str:
     if lowered.values:
         terms.append(f"{lowered.values} * {tile} * 4")
     if lowered.stats:
-        terms.append(f"({lowered.stats} * tile_rows * stat + 64) * 4")
+        terms.append(f"({lowered.stats} * {'' if flat else 'tile_rows * '}stat + 64) * 4")
+    if lowered.layout == "total":  # the partials gathered, SyncAll's UB workspace, the final value
+        terms.append("2 * block_dim * 32 + 32")
+        buffers += 3
     if "ones" in lowered.uses:
         terms.append(f"{tile} * 4")
     if "mask" in lowered.uses:
@@ -92,6 +97,8 @@ def _ub_expression(lowered: Lowered) -> str:
     if "work" in lowered.uses:
         terms.append(f"align_up({'tile_len' if flat else 'row_stride'}, 64) * 4")
     buffers += int(lowered.values > 0) + int(lowered.stats > 0) + len(lowered.uses)
+    if "part" in lowered.uses:
+        terms.append("32")
     return " + ".join(terms + [f"{32 * (buffers + 1)}"])
 
 
@@ -104,9 +111,9 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
         "flat": {"blocks": "min(vector_cores, ceil_div(n, block_elems))",
                  "knobs": {"tile_len": {"type": "categorical", "choices": [256, 512, 1024, 2048, 4096, 8192, 16384]}},
                  "aligned": "n % block_elems == 0", "what": "tails",
-                 "constraints": [{"expr": "tile_len == 256 or tile_len < 2 * ceil_div(n, block_dim)",
+                 "constraints": [{"expr": "tile_len <= 1024 or tile_len < 2 * ceil_div(n, block_dim)",
                                   "why": "a tile longer than twice a block's share runs the same as the next smaller "
-                                         "one"}],
+                                         "one (up to the first draft's)"}],
                  "tiling": {"total": "n", "tile_len": "tile_len"}, "draft": {"tile_len": 1024},
                  "draft_why": "tiles of 1024 elements"},
         "rows": {"blocks": "min(vector_cores, rows)",
@@ -126,7 +133,7 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
                  "tiling": {"outer": "outer", "red": "red", "inner": "inner", "tile_cols": "tile_cols"},
                  "draft": {"block_dim": "min(vector_cores, outer * ceil_div(inner, 16))", "tile_cols": 16},
                  "draft_why": "16 columns at a time"},
-    }[layout]
+    }["flat" if layout == "total" else layout]
     knobs: dict[str, object] = {
         "block_dim": {"type": "int", "low": 1, "high": geometry["blocks"]},
         **geometry["knobs"],
@@ -152,6 +159,8 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
         "op": op, "kernel": KERNEL, "tiling_struct": TILING_STRUCT,
         "args": [{"name": t.name, "kind": "in", "tensor": t.value} for t in lowered.ins] +
                 [{"name": t.name, "kind": "out", "tensor": t.name} for t in lowered.outs] +
+                ([{"name": "workspace", "kind": "workspace", "bytes": f"block_dim * 32 * {len(lowered.totals) + 1}"}]
+                 if lowered.totals else []) +
                 [{"name": "tiling", "kind": "tiling"}],
         "variants": {VARIANT: {
             "description": f"generated from {origin}: {lowered.layout} layout, fp32 math",

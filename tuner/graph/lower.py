@@ -6,7 +6,10 @@ over the last axis makes it `rows`: the iteration shape as rows x cols (cols its
 one value per row from the reduction. A reduction over the middle axis of [outer, red, inner] makes it `cols`: a
 tile is all `red` rows of one outer index and `tile_cols` neighbouring columns of the inner axis (strided rows in
 GM, `inner` apart), and the reduction folds the tile's rows into one (halves added onto halves), copied back to
-every row so that what follows reads it as a tile. Each value is stored as one of
+every row so that what follows reads it as a tile. A reduction over every element makes it `total`: tiles of the
+array as in `flat`, each reduced into a per-block accumulator; after its last tile every block writes its partials
+to the GM workspace, SyncAll, and block 0 combines them and computes what follows the reduction (the `row` math,
+once) and the one-value outputs. Each value is stored as one of
 
     full     a tile of the iteration shape            scalar   one number (a constant, or an input of one element)
     perrow   one value per row (a reduction's)        row      one row shared by all rows (an input such as a weight)
@@ -67,7 +70,7 @@ class Lowered:
     """A kernel for one graph: its layout and geometry, its GM arguments in order (inputs, then outputs), and the
     template variables and math (`tile`, `row`) that `template.py` writes out."""
 
-    layout: str  # flat | rows | cols
+    layout: str  # flat | rows | cols | total
     shape: tuple[int, ...]  # the iteration shape: any rank (flat), rows x cols (rows), outer x red x inner (cols)
     ins: list[KernelTensor]
     outs: list[KernelTensor]
@@ -79,6 +82,7 @@ class Lowered:
     tile: list[str]
     row: list[str]
     passes: int  # vector passes per element, for the roofline
+    totals: list[dict[str, str]] = field(default_factory=list)  # total: each accumulator, its start and combination
 
     @property
     def rows(self) -> int:
@@ -95,7 +99,7 @@ class Lowered:
     def context(self, block_elems: int) -> dict[str, int]:
         """The geometry a search space's expressions name: n (flat); rows, cols, row_stride (rows); outer, red,
         inner (cols)."""
-        if self.layout == "flat":
+        if self.layout in ("flat", "total"):
             return {"n": self.total}
         if self.layout == "cols":
             return dict(zip(("outer", "red", "inner"), self.shape, strict=True))
@@ -158,6 +162,7 @@ class _Emitter:
         self.scalars_read: dict[str, str] = {}  # per-row value -> its scalar in the current row
         self.holders: dict[str, int] = {}  # buffer -> live values stored in it
         self.passes = 0
+        self.totals: list[dict[str, str]] = []
 
     # ---- where a value lives ------------------------------------------------------------------------------
     def ref(self, name: str, phase: str) -> str:
@@ -270,6 +275,8 @@ def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]
         flat = all(math.prod(t.shape) in (1, total) for t in graph.types().values())
         return ("flat", space) if flat else ("rows", _padded(space, 2))
     axes = {d for n in reductions for d in n.attrs["dims"]}
+    if axes == {0} and len(space) == 1:
+        return "total", space
     if axes == {len(space) - 1}:
         return "rows", _padded(space, 2)
     if axes == {len(space) - 2}:
@@ -374,15 +381,17 @@ def lower(graph: Graph) -> Lowered:
         role = value.storage
         if layout == "cols" and role == "full" and _padded(emitter.types[name].shape, 3) != space:
             role = "percol"
-        if role not in ("full", "perrow", "percol") or name in {i.name for i in graph.inputs}:
+        if layout == "total" and role == "perrow":
+            role = "total"
+        if role not in ("full", "perrow", "percol", "total") or name in {i.name for i in graph.inputs}:
             raise LoweringError(f"output {index} ({name}, {emitter.types[name]}) is not computed over the kernel's "
                                 f"{list(space)}: an output must be a computed tensor of that shape or one value "
                                 "per row")
         kernel_name = f"out{index}"
-        outs.append(KernelTensor(kernel_name, name, emitter.types[name].dtype, role, shapes[name]))
+        outs.append(KernelTensor(kernel_name, name, emitter.types[name].dtype, role, shapes[name] or (1,)))
         out_values[kernel_name] = value.buffer
     return Lowered(layout, space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
-                   emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1))
+                   emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1), emitter.totals)
 
 
 def _combine(storages: list[str]) -> str:
@@ -398,11 +407,11 @@ def _combine(storages: list[str]) -> str:
 def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None:
     operands = [em.values[o] if isinstance(o, str) else None for o in node.operands]
     family = OPS[node.op][0]
-    rows = layout == "rows"
+    rows, total = layout == "rows", layout == "total"
     if any(isinstance(o, str) and em.types[o].dtype not in C_TYPES and em.types[o].dtype != "bool"
            for o in node.operands):
         raise _fail(node, "integer tensors are not yet lowered")
-    phase = "row" if rows and (family == "reduce" or any(
+    phase = "row" if (rows or total) and (family == "reduce" or any(
         v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands)) else "tile"
     if family == "layout":
         source = operands[0]
@@ -414,9 +423,12 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
         em.hold(source.buffer)
         return
     if family == "reduce":
-        (_reduce if rows else _fold_rows)(em, node, space)
+        {"rows": _reduce, "cols": _fold_rows, "total": _accumulate}[layout](em, node, space)
         return
     storage = _combine([v.storage if v is not None else "scalar" for v in operands])
+    if total and phase == "row" and storage == "full":
+        raise _fail(node, "the result of a reduction over every element used with the whole tensor again (a "
+                          "second pass over it) is not lowered yet")
     if storage == "full" and rows and _padded(node.type.shape, len(space)) != space:
         raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
     for operand, value in zip(node.operands, operands, strict=True):
@@ -498,6 +510,27 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     em.put("row", f"{REDUCE_API[node.op]}({dst}, {em.ref(str(node.operands[0]), 'row')}, work, cols);")
     if node.op == "mean":
         em.put("row", f"Muls({dst}, {dst}, {_literal(1.0 / space[-1])}, 1);")
+
+
+def _accumulate(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
+    """A reduction over every element: each tile reduced into `part` and that into the block's accumulator, a buffer
+    of its own (every tile adds to it); the accumulators are combined across blocks before the row math."""
+    source = em.values[str(node.operands[0])]
+    if source.storage != "full" or source.phase != "tile":
+        raise _fail(node, "a reduction over every element of a value that is not the whole tensor")
+    em.stat.made += 1
+    accumulator = f"{em.stat.prefix}{em.stat.made - 1}"
+    em.hold(accumulator)
+    em.values[node.name] = _Value("perrow", "row", accumulator, node.type.dtype)
+    em.uses.update({"work", "part"})
+    em.passes += 1
+    combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
+    start = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}[combine]
+    em.totals.append({"acc": accumulator, "start": start, "combine": combine})
+    em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
+    em.put("tile", f"{combine}({accumulator}, {accumulator}, part, 1);")
+    if node.op == "mean":
+        em.put("row", f"Muls({accumulator}[r * STAT], {accumulator}[r * STAT], {_literal(1.0 / space[0])}, 1);")
 
 
 def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:

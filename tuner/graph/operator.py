@@ -129,7 +129,7 @@ class GraphOperator(Operator):
 
     def _outputs(self, result: object) -> dict[str, torch.Tensor]:
         results = result if isinstance(result, (tuple, list)) else (result,)
-        return {t.name: r for t, r in zip(self.lowered.outs, results, strict=True)}
+        return {t.name: r.reshape(t.shape) for t, r in zip(self.lowered.outs, results, strict=True)}
 
     def reference(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The task's forward on CPU in float64 (every floating tensor, parameters included), or in float32 where
