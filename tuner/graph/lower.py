@@ -47,6 +47,10 @@ class LoweringError(UsageError):
     """Raised for a graph the lowering cannot make one kernel of, naming what and where."""
 
 
+class _SecondPass(LoweringError):
+    """A reduction over every element used with the whole tensor again: it takes a second pass over the data."""
+
+
 @dataclass(frozen=True)
 class KernelTensor:
     """A GM argument of the kernel: `name` in the kernel, `value` the IR value (input or output) it holds."""
@@ -335,6 +339,16 @@ def lower(graph: Graph) -> Lowered:
     layout, space = _layout(graph, space)
     if layout == "flat" and any(s.pitch for s in slices.values()):
         layout, space = "rows", _padded(space, 2)
+    try:
+        return _lowered(graph, layout, space, shapes, slices)
+    except _SecondPass:
+        if layout != "total":
+            raise
+    return _lowered(graph, "rows", _padded(space, 2), shapes, slices)  # one row, reduced whole by one block
+
+
+def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str, tuple[int, ...]],
+             slices: dict[str, _Slice]) -> Lowered:
     emitter = _Emitter(graph)
     ins: list[KernelTensor] = []
     gathers: dict[str, dict[str, list[int]]] = {}
@@ -427,8 +441,8 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
         return
     storage = _combine([v.storage if v is not None else "scalar" for v in operands])
     if total and phase == "row" and storage == "full":
-        raise _fail(node, "the result of a reduction over every element used with the whole tensor again (a "
-                          "second pass over it) is not lowered yet")
+        raise _SecondPass(f"{node.op} ({node.source or node.name}): the result of a reduction over every element "
+                          "used with the whole tensor again (a second pass over it) is not lowered yet")
     if storage == "full" and rows and _padded(node.type.shape, len(space)) != space:
         raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
     for operand, value in zip(node.operands, operands, strict=True):
