@@ -22,7 +22,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "tuner.backends.args": ("tuner.errors",),
     "tuner.sim": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes", "tuner.backends.args"),
     "tuner.ops": ("tuner.errors",),
-    "tuner.graph": ("tuner.errors", "tuner.ops"),
+    "tuner.graph": ("tuner.errors", "tuner.data", "tuner.ops"),
     "tuner.space": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes"),
     "tuner.backends": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes", "tuner.sim", "tuner.ops"),
     "tuner.mutate": (*FOUNDATION, "tuner.data", "tuner.sandbox", "tuner.processes", "tuner.sim", "tuner.ops",

@@ -35,19 +35,19 @@ def _lowered(function, *inputs, **parameters):
 def test_elementwise_with_one_value_inputs_is_flat() -> None:
     graph, lowered = _lowered(lambda m, x, s: torch.tanh(x) * s + 1.5, torch.randn(8, 100), torch.randn(1))
     assert lowered.layout == "flat" and lowered.total == 800
-    assert [(t.name, t.role) for t in lowered.ins] == [("args_0", "full"), ("args_1", "scalar")]
+    assert [(t.name, t.role) for t in lowered.ins] == [("in_args_0", "full"), ("in_args_1", "scalar")]
     assert lowered.row == [] and any("elementwise.tanh" in line for line in lowered.tile)
-    assert any("args_1S" in line for line in lowered.tile)  # the one-value input as a scalar operand
+    assert any("in_args_1S" in line for line in lowered.tile)  # the one-value input as a scalar operand
 
 
 def test_a_last_axis_reduction_makes_rows_with_per_row_values() -> None:
     graph, lowered = _lowered(lambda m, x: x - x.amax(-1, keepdim=True) + m.w, torch.randn(6, 40),
                               w=torch.randn(40))
     assert lowered.layout == "rows" and (lowered.rows, lowered.cols) == (6, 40)
-    assert {t.name: t.role for t in lowered.ins} == {"p_w": "row", "args_0": "full"}
+    assert {t.name: t.role for t in lowered.ins} == {"in_p_w": "row", "in_args_0": "full"}
     assert lowered.stats == 1 and "work" in lowered.uses
     row = "\n".join(lowered.row)
-    assert "ReduceMax(s0[r * STAT], args_0F[r * rowStride], work, cols);" in row
+    assert "ReduceMax(s0[r * STAT], in_args_0F[r * rowStride], work, cols);" in row
     assert "GetValue(r * STAT)" in row and "Adds(" in row  # x - max: the per-row value as a scalar
     assert any("Add(" in line and "p_wF" in line for line in lowered.row + lowered.tile)
 
@@ -64,8 +64,8 @@ def test_a_buffer_freed_inside_the_row_loop_is_not_reused_by_the_tile_math_befor
 
 def test_a_broadcast_input_is_gathered_row_by_row_with_its_strides() -> None:
     graph, lowered = _lowered(lambda m, x, y: x * y, torch.randn(3, 5, 16), torch.randn(3, 1, 16))
-    assert {t.name: t.role for t in lowered.ins} == {"args_0": "full", "args_1": "gather"}
-    assert lowered.gathers["args_1"] == {"dims": [3, 5], "strides": [1, 0]}
+    assert {t.name: t.role for t in lowered.ins} == {"in_args_0": "full", "in_args_1": "gather"}
+    assert lowered.gathers["in_args_1"] == {"dims": [3, 5], "strides": [1, 0]}
 
 
 def test_axes_coalesce_into_the_fewest_the_reductions_and_broadcasts_allow() -> None:
@@ -84,10 +84,10 @@ def test_a_middle_axis_reduction_folds_the_tiles_rows_and_reads_inner_rows_as_pe
     graph, lowered = _lowered(lambda m, x, w: torch.softmax(x, dim=1) * w, torch.randn(4, 30, 10),
                               torch.randn(1, 10))
     assert lowered.layout == "cols" and {t.name: (t.role, t.outer) for t in lowered.ins} == {
-        "args_0": ("full", True), "args_1": ("percol", False)}
+        "in_args_0": ("full", True), "in_args_1": ("percol", False)}
     assert sum("reductions.fold_rows('Max'" in line for line in lowered.tile) == 1
     assert sum("reductions.fold_rows('Add'" in line for line in lowered.tile) == 1
-    assert lowered.row == [] and lowered.context(8) == {"outer": 4, "red": 30, "inner": 10}
+    assert lowered.row == [] and lowered.context() == {"outer": 4, "red": 30, "inner": 10}
 
 
 def test_a_reduction_over_every_element_accumulates_per_block_and_combines_through_the_workspace() -> None:
@@ -116,7 +116,7 @@ def test_slices_of_an_input_read_the_same_tensor_at_an_offset_or_as_pitched_rows
 @pytest.mark.parametrize(("function", "inputs", "says"), [
     (lambda m, x: x.sum((0, 2)), [torch.randn(8, 4, 3)], "one run of neighbouring axes"),
     (lambda m, x, y: x + y, [torch.randn(8, 4, 3), torch.randn(4, 1)], "does not broadcast"),
-    (lambda m, x: x.to(torch.int32) + 1, [torch.randn(8, 4)], "the kernels write float32"),
+    (lambda m, x: x[:, ::2] + 1, [torch.randn(8, 4)], "a slice with step 2"),
 ])
 def test_what_the_lowering_cannot_take_is_one_line(function, inputs, says: str) -> None:
     graph = capture(Forward(function), inputs)
@@ -136,11 +136,11 @@ def test_the_generated_template_and_space_render_and_parse(tmp_path) -> None:
     space_path.write_text(text)
     space = parse_space(text, space_path, tmp_path / "templates" / "ascendc")
     variant = space.variant("generated")
-    assert [a.name for a in space.args] == ["args_0", "out0", "tiling"]
+    assert [a.name for a in space.args] == ["in_args_0", "out0", "tiling"]
     assert yaml.safe_load(text)["baseline"][0]["knobs"]["tile_rows"] == 1
     for sync in ("queue", "flags", "barrier"):
         source = render_kernel(variant.template, kernel=space.kernel, dtype="float16", struct=space.tiling_struct,
                                tiling_fields=[n for n, _ in variant.tiling],
                                structural={"buffer_num": 1, "copy": "data_copy_pad", "sync": sync})
-        assert "ReduceMax(" in source and "ReduceSum(" in source and "LocalTensor<half> args_0Local" in source
+        assert "ReduceMax(" in source and "ReduceSum(" in source and "LocalTensor<half> in_args_0Local" in source
         assert "{{" not in source and "{%" not in source

@@ -58,6 +58,8 @@ TASKS = [
     ("std_first_weighted", "x: x.float().std(dim=0, keepdim=True) * self.w", "torch.randn(45, 70, dtype=torch.float16)",
      "self.w = nn.Parameter(torch.rand(70))"),
     ("l1_two_axes", "x: x.abs().sum(dim=(1, 2))", "torch.randn(4, 9, 11)", ""),
+    ("bool_and_int_io", "x, m, k: (x.masked_fill(m, 0.0) * k, x > 0.5)",
+     "torch.randn(6, 40), torch.rand(6, 40) > 0.5, torch.randint(0, 5, (6, 40))", ""),
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),
@@ -88,7 +90,7 @@ def test_a_new_users_task_is_tuned_exported_and_re_run_on_other_inputs(tmp_path:
     best = tmp_path / "runs" / run / "best"
     kernel = json.loads((best / "kernel.json").read_text())
     assert [(a["name"], a.get("tensor"), a.get("dtype")) for a in kernel["arguments"][:4]] == [
-        ("x", "x", "float16"), ("b", "b", "float32"), ("out0", "out0", "float32"), ("out1", "out1", "float32")]
+        ("in_x", "x", "float16"), ("in_b", "b", "float32"), ("out0", "out0", "float32"), ("out1", "out1", "float32")]
     generator = torch.Generator().manual_seed(99)
     x = torch.randn(20, 64, generator=generator).half()
     b = torch.randn(20, 1, generator=generator)
@@ -118,7 +120,7 @@ def test_a_plain_function_takes_its_inputs_from_the_command_line(tmp_path: Path)
     assert summary["run"] == "ops.scaled-16x128.128-float32-Ascend910B2-sim"
     assert summary["best_us"] > 0 and summary["time_source"].startswith("simulated")
     space = tmp_path / "runs" / summary["run"] / "project" / "search_spaces" / "ops.scaled.yaml"
-    assert "name: x" in space.read_text() and "name: w" in space.read_text()
+    assert "tensor: x" in space.read_text() and "tensor: w" in space.read_text()
 
 
 @pytest.mark.parametrize(("files", "args", "fragments"), [

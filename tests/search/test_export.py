@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuner.data.dtypes import C_TYPES
 from tuner.errors import UsageError
 from tuner.search.export import ExportBundle, ExportError, export_arguments, write_export
-from tuner.space.render import C_TYPES, tiling_struct_source
+from tuner.space.render import tiling_struct_source
 from tuner.space.spaces import ArgSpec
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import yaml
 
+from tuner.data.dtypes import C_SIZES, C_TYPES
 from tuner.graph.ir import Graph
-from tuner.graph.lower import C_TYPES, KernelTensor, Lowered
+from tuner.graph.lower import KernelTensor, Lowered
 
 __all__ = ["KERNEL", "TILING_STRUCT", "VARIANT", "space_text", "template_text", "write_project"]
 
 KERNEL = "graph_kernel"
 TILING_STRUCT = "GraphTiling"
 VARIANT = "generated"
-SIZES = {"float": 4, "half": 2, "bfloat16_t": 2}
 
 
 def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
@@ -41,6 +41,7 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
         f"{{% set uses = {json.dumps(sorted(lowered.uses))} %}}",
         f"{{% set gathers = {json.dumps(lowered.gathers)} %}}",
         f"{{% set totals = {json.dumps(lowered.totals)} %}}",
+        f"{{% set row_align = {lowered.row_align} %}}",
         '{% extends "_lib/graph.j2" %}',
         "",
         "{% block tile %}",
@@ -53,13 +54,13 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
 
 
 def _bytes(tensor: KernelTensor) -> int:
-    return SIZES[C_TYPES[tensor.dtype]]
+    return C_SIZES[C_TYPES[tensor.dtype]]
 
 
 def _ub_expression(lowered: Lowered) -> str:
     """UB bytes of a point, buffer by buffer as the skeleton's Init allocates them (32 bytes of slack each)."""
     flat = lowered.layout in ("flat", "total")
-    stride = "align_up(tile_cols, block_elems)"
+    stride = f"align_up(tile_cols, {lowered.row_align})"
     tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)",
             "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
             "cols": f"(align_up(red * {stride}, 64) + 64)"}[lowered.layout]
@@ -83,6 +84,10 @@ def _ub_expression(lowered: Lowered) -> str:
         slot = {"perrow": per_row_out, "percol": stride}.get(t.role, tile)
         terms.append(f"buffer_num * {slot} * {_bytes(t)}")
         buffers += 1
+    for t in lowered.ins + lowered.outs:
+        if _bytes(t) == 1:  # its values through half
+            terms.append(f"{tile} * 2")
+            buffers += 1
     if lowered.values:
         terms.append(f"{lowered.values} * {tile} * 4")
     if lowered.stats:
@@ -139,8 +144,8 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
         **geometry["knobs"],
         "buffer_num": {"type": "categorical", "choices": [1, 2, 3], "structural": True},
         "copy": {"type": "categorical", "structural": True,
-                 "choices": ["data_copy_pad"] if layout == "cols" or any(t.pitch for t in lowered.ins) else
-                 ["data_copy", "data_copy_pad"]},
+                 "choices": ["data_copy_pad"] if layout == "cols" or any(t.pitch for t in lowered.ins) or
+                 lowered.row_align > 16 else ["data_copy", "data_copy_pad"]},
         "sync": {"type": "categorical", "choices": ["queue", "flags", "barrier"], "structural": True},
     }
     constraints = [

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 
 import torch
 
+from tuner.data.dtypes import C_SIZES, C_TYPES
 from tuner.errors import UsageError
 from tuner.graph.canonical import canonical
 from tuner.graph.ir import OPS, Graph, Input, Node, Operand
 
-__all__ = ["C_TYPES", "KernelTensor", "Lowered", "LoweringError", "lower"]
+__all__ = ["KernelTensor", "Lowered", "LoweringError", "kernel_dtype", "lower"]
 
-C_TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 UNARY_API = {"abs": "Abs", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "relu": "Relu"}
@@ -100,14 +100,19 @@ class Lowered:
     def total(self) -> int:
         return math.prod(self.shape)
 
-    def context(self, block_elems: int) -> dict[str, int]:
+    @property
+    def row_align(self) -> int:
+        """Elements a row in UB is rounded up to: a 32-byte block of the narrowest tensor's type."""
+        return 32 // min(C_SIZES[C_TYPES[t.dtype]] for t in self.ins + self.outs)
+
+    def context(self) -> dict[str, int]:
         """The geometry a search space's expressions name: n (flat); rows, cols, row_stride (rows); outer, red,
         inner (cols)."""
         if self.layout in ("flat", "total"):
             return {"n": self.total}
         if self.layout == "cols":
             return dict(zip(("outer", "red", "inner"), self.shape, strict=True))
-        return {"rows": self.rows, "cols": self.cols, "row_stride": -(-self.cols // block_elems) * block_elems}
+        return {"rows": self.rows, "cols": self.cols, "row_stride": -(-self.cols // self.row_align) * self.row_align}
 
 
 def _padded(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
@@ -228,16 +233,10 @@ def _iteration_shape(graph: Graph) -> tuple[int, ...]:
     return max(shapes, key=lambda s: (math.prod(s), len(s)), default=())
 
 
-def _check_dtypes(graph: Graph) -> None:
-    for item in graph.inputs:
-        if item.type.dtype not in C_TYPES:
-            raise LoweringError(f"input {item.name} is {item.type}: the kernels take float32, float16 and bfloat16 "
-                                "tensors so far")
-    types = graph.types()
-    for name in graph.outputs:
-        if types[name].dtype not in C_TYPES:
-            raise LoweringError(f"output {name} is {types[name]}: the kernels write float32, float16 and bfloat16 "
-                                "tensors so far")
+def kernel_dtype(dtype: str) -> str:
+    """A tensor's type in the kernel: its own, int64 as int32 (the vector unit has no 64-bit integers; the operator
+    checks that the values fit)."""
+    return "int32" if dtype == "int64" else dtype
 
 
 def _storage_of_input(shape: tuple[int, ...], space: tuple[int, ...], layout: str) -> str:
@@ -332,7 +331,6 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
 
 def lower(graph: Graph) -> Lowered:
     """The graph as one kernel; LoweringError for what it cannot take."""
-    _check_dtypes(graph)
     shapes = {name: t.shape for name, t in graph.types().items()}
     graph, slices = _input_slices(graph)
     graph, space = canonical(graph, _iteration_shape(graph), any(s.pitch for s in slices.values()))
@@ -365,13 +363,14 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
             raise LoweringError(f"input {cut.source} is sliced along its last axis ({item.name}, {item.type}) where "
                                 "the kernel reads it other than row by row")
         source = cut.source if cut else item.name
-        ins.append(KernelTensor(item.name, source, item.type.dtype, role, shapes[source], outer,
+        name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
+        ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
-        buffer = {"scalar": f"{item.name}S", "perrow": f"{item.name}P"}.get(role, f"{item.name}F")
+        buffer = {"scalar": f"{name}S", "perrow": f"{name}P"}.get(role, f"{name}F")
         storage = "full" if role in ("gather", "percol") else role
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
-            gathers[item.name] = _gather(item.type.shape, space)
+            gathers[name] = _gather(item.type.shape, space)
     last_use = {}
     for index, node in enumerate(graph.nodes):
         for operand in node.operands:
@@ -402,7 +401,8 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
                                 f"{list(space)}: an output must be a computed tensor of that shape or one value "
                                 "per row")
         kernel_name = f"out{index}"
-        outs.append(KernelTensor(kernel_name, name, emitter.types[name].dtype, role, shapes[name] or (1,)))
+        outs.append(KernelTensor(kernel_name, name, kernel_dtype(emitter.types[name].dtype), role,
+                                 shapes[name] or (1,)))
         out_values[kernel_name] = value.buffer
     return Lowered(layout, space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
                    emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1), emitter.totals)
@@ -422,9 +422,6 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     operands = [em.values[o] if isinstance(o, str) else None for o in node.operands]
     family = OPS[node.op][0]
     rows, total = layout == "rows", layout == "total"
-    if any(isinstance(o, str) and em.types[o].dtype not in C_TYPES and em.types[o].dtype != "bool"
-           for o in node.operands):
-        raise _fail(node, "integer tensors are not yet lowered")
     phase = "row" if (rows or total) and (family == "reduce" or any(
         v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands)) else "tile"
     if family == "layout":

@@ -32,11 +32,13 @@ class GraphOperator(Operator):
         super().__init__()
         self.task, self.graph, self.lowered, self.source = task, graph, lowered, source
         self.name = task.name
-        self.description = f"{task.name}, generated from {source.name} ({lowered.layout} kernel)"
+        narrowed = [i.name for i in graph.inputs if i.type.dtype == "int64"]
+        self.description = f"{task.name}, generated from {source.name} ({lowered.layout} kernel" + \
+            (f"; int64 {', '.join(narrowed)} read as int32)" if narrowed else ")")
         self.inputs = tuple(dict.fromkeys(t.value for t in lowered.ins))  # a sliced tensor once
         self.outputs = tuple(t.name for t in lowered.outs)
-        floats = [t.dtype for t in lowered.ins + lowered.outs]
-        self.dtype = min(floats, key=lambda d: (DTYPE_BYTES[d], d != "float16"))
+        floats = [t.dtype for t in lowered.ins + lowered.outs if t.dtype in RTOL and RTOL[t.dtype] > 0]
+        self.dtype = min(floats or ["float32"], key=lambda d: (DTYPE_BYTES[d], d != "float16"))
         self.dtypes = (self.dtype,)
         self.shape = lowered.shape
         self._forward = [i.name for i in graph.inputs if i.kind == "input"]
@@ -62,7 +64,7 @@ class GraphOperator(Operator):
         block_elems = 32 // DTYPE_BYTES[self.dtype]
         context: dict[str, int | str] = {"dtype": self.dtype, "dtype_bytes": DTYPE_BYTES[self.dtype],
                                          "block_elems": block_elems, "stat": block_elems}
-        context.update(self.lowered.context(block_elems))
+        context.update(self.lowered.context())
         return context
 
     def check_shape(self, shape: tuple[int, ...]) -> None:
@@ -125,7 +127,7 @@ class GraphOperator(Operator):
         state = self.task.module.state_dict()
         for name, target in self._targets.items():
             values[name] = state[target].detach().clone()
-        return {t.value: values[t.value].contiguous() for t in self.lowered.ins}
+        return {t.value: _narrowed(values[t.value], t.dtype, t.value) for t in self.lowered.ins}
 
     def _outputs(self, result: object) -> dict[str, torch.Tensor]:
         results = result if isinstance(result, (tuple, list)) else (result,)
@@ -157,6 +159,16 @@ class GraphOperator(Operator):
     def vector_work(self, shape: tuple[int, ...], dtype: str) -> dict[tuple[str, str], int]:
         """Every element of the iteration space through the math's vector passes, in fp32."""
         return {("unary_simple", "float"): self.lowered.passes * self.lowered.total}
+
+
+def _narrowed(tensor: torch.Tensor, dtype: str, name: str) -> torch.Tensor:
+    """An input as the kernel takes it: int64 as int32 where its values fit, contiguous."""
+    if tensor.dtype == torch.int64 and dtype == "int32":
+        info = torch.iinfo(torch.int32)
+        if tensor.numel() and (int(tensor.min()) < info.min or int(tensor.max()) > info.max):
+            raise TaskError(f"input {name} holds int64 values beyond int32, which the kernel reads them as")
+        tensor = tensor.to(torch.int32)
+    return tensor.contiguous()
 
 
 def graph_operator(path: Path, function: str | None = None, inputs: str | None = None,

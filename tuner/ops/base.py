@@ -16,13 +16,14 @@ import torch
 from tuner.errors import UsageError
 
 DTYPES = {"float16": torch.float16, "float32": torch.float32, "bfloat16": torch.bfloat16}
-DTYPE_BYTES = {"float16": 2, "float32": 4, "bfloat16": 2}
+DTYPE_BYTES = {"float16": 2, "float32": 4, "bfloat16": 2, "int32": 4, "bool": 1}
 NUMPY_DTYPES = {"float16": np.dtype(np.float16), "float32": np.dtype(np.float32),
-                "bfloat16": np.dtype(ml_dtypes.bfloat16)}
-# rtol-dominant tolerances against a float64 reference: about two units in the last place of each format.
-RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5}
+                "bfloat16": np.dtype(ml_dtypes.bfloat16), "int32": np.dtype(np.int32), "bool": np.dtype(np.bool_)}
+# rtol-dominant tolerances against a float64 reference: about two units in the last place of each format; integers
+# and truth values exactly (within half a unit).
+RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "int32": 0.0, "bool": 0.0}
 # Spacing of the smallest subnormals: below it, a correctly rounded result has no relative accuracy left.
-TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149}
+TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149, "int32": 0.5, "bool": 0.5}
 MAX_DIMS = 8
 MAX_ELEMENTS = 2**31 - 1  # tiling fields are uint32 element counts
 

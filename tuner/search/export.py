@@ -20,9 +20,9 @@ from typing import Any
 
 from tuner.backends.args import pack_tiling
 from tuner.backends.npu.package import LaunchArg, launch_project, render_template
+from tuner.data.dtypes import C_TYPES
 from tuner.errors import UsageError
 from tuner.sim.args import parse_dtype
-from tuner.space.render import C_TYPES
 from tuner.space.spaces import ARG_KINDS, ArgSpec
 
 __all__ = ["ExportBundle", "ExportError", "export_arguments", "write_export"]

@@ -21,7 +21,7 @@ _DTYPES = {
     "int16": np.int16, "int16_t": np.int16, "uint16": np.uint16, "uint16_t": np.uint16,
     "int32": np.int32, "int32_t": np.int32, "uint32": np.uint32, "uint32_t": np.uint32,
     "int64": np.int64, "int64_t": np.int64, "uint64": np.uint64, "uint64_t": np.uint64,
-    "float64": np.float64, "double": np.float64,
+    "float64": np.float64, "double": np.float64, "bool": np.bool_,
 }
 NPY_MAGIC = b"\x93NUMPY"
 KINDS = "in, out, bytes, zeros, struct, u32, i32, u64, i64, f32"

@@ -49,11 +49,11 @@ from jinja2.exceptions import SecurityError
 from jinja2.runtime import LoopContext
 from jinja2.sandbox import SandboxedEnvironment
 
+from tuner.data.dtypes import C_TYPES
 from tuner.errors import UsageError
 from tuner.sandbox import Jail, sandbox_problem
 from tuner.space.expr import MAX_INT_BITS
 
-C_TYPES = {"float16": "half", "float32": "float", "bfloat16": "bfloat16_t"}
 PACKAGED_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 # The kernel library: macros and skeletons every kernel template may import or extend as "_lib/<file>.j2"
 LIBRARY = PACKAGED_TEMPLATES / "ascendc" / "_lib"
