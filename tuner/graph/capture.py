@@ -11,6 +11,7 @@ import operator
 import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -36,6 +37,7 @@ ATEN: dict[str, str] = {
        for form in ("Tensor", "Scalar")},
     "aten.pow.Tensor_Scalar": "pow", "aten.pow.Tensor_Tensor": "pow", "aten.pow.Scalar": "pow",
     "aten.log1p.default": "log1p", "aten.expm1.default": "expm1",
+    **{f"aten.{op}.default": op for op in ("round", "floor", "ceil", "trunc")},
     "aten.where.self": "where",
     "aten.clamp.default": "clamp", "aten.clamp_min.default": "clamp", "aten.clamp_max.default": "clamp",
     "aten._to_copy.default": "cast",
@@ -52,6 +54,13 @@ CHECKS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_scalar
 VARIANCE = frozenset({"aten.var_mean.correction", "aten.var.correction"})
 # a tensor filled with one value -> the position of that value among its arguments
 FILLS = {"aten.full.default": 1, "aten.full_like.default": 1}
+# rewritten into IR operations: x != x; clamp between tensors; any / all as amax / amin of truth values; the index
+# of the extreme value as the least index where the value is the extreme
+NAN_TEST = "aten.isnan.default"
+TENSOR_CLAMP = frozenset({"aten.clamp.Tensor", "aten.clamp_min.Tensor", "aten.clamp_max.Tensor"})
+TRUTH_REDUCTIONS = {f"aten.{op}.{form}": ("amax" if op == "any" else "amin")
+                    for op in ("any", "all") for form in ("dim", "dims", "default")}
+INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"}
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 _aten = torch.ops.aten
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
@@ -216,6 +225,61 @@ def _slices(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[lis
     return nodes, picks
 
 
+def _rewritten(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[list[Node], list[Input]]:
+    """The aten operations the IR holds as other operations (NAN_TEST, TENSOR_CLAMP, TRUTH_REDUCTIONS,
+    INDEX_REDUCTIONS): their nodes, the last one making the result, and any index input they read."""
+    target, where, origin = str(fx.target), _where(fx), _origin(fx)
+    x = _operand(fx.args[0], names, where)
+    shape = tuple(int(d) for d in fx.args[0].meta["val"].shape)
+    result = _type(fx, f"the result of {target}")
+    base = f"{fx.name}_"
+
+    def node(op: str, operands: tuple[Operand, ...], name: str, dtype: str, node_shape: tuple[int, ...],
+             attrs: dict[str, Any] | None = None) -> Node:
+        return Node(op, operands, name, TensorType(node_shape, dtype), attrs or {}, where, origin)
+
+    if target == NAN_TEST:
+        return [node("ne", (x, x), fx.name, "bool", result.shape)], []
+    if target in TENSOR_CLAMP:
+        low = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("min")
+        high = fx.args[2] if len(fx.args) > 2 else fx.kwargs.get("max")
+        if target == "aten.clamp_max.Tensor":
+            low, high = None, low
+        nodes, value = [], x
+        for op, bound in (("maximum", low), ("minimum", high)):
+            if bound is not None:
+                nodes.append(node(op, (value, _operand(bound, names, where)), base + op, result.dtype, result.shape))
+                value = base + op
+        nodes[-1] = replace(nodes[-1], name=fx.name)
+        return nodes, []
+    dims = _dims(fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dim"), len(shape))
+    keepdim = bool(fx.args[2] if len(fx.args) > 2 else fx.kwargs.get("keepdim", False))
+    kept = tuple(1 if i in dims else d for i, d in enumerate(shape))
+    if target in TRUTH_REDUCTIONS:
+        truth = x
+        nodes = []
+        if _type(fx.args[0], "an operand").dtype != "bool":
+            nodes.append(node("ne", (x, 0), base + "truth", "bool", shape))
+            truth = base + "truth"
+        nodes.append(node(TRUTH_REDUCTIONS[target], (truth,), fx.name, "bool", result.shape,
+                          {"dims": dims, "keepdim": keepdim}))
+        return nodes, []
+    if len(dims) != 1 and math.prod(shape[d] for d in dims) != math.prod(shape):
+        raise CaptureError(f"{target} over several axes ({where}) is outside the kernel IR")
+    axis_shape = tuple(d if i in dims else 1 for i, d in enumerate(shape))
+    index = Input(base + "index", TensorType(axis_shape, "float32"), "index")
+    dtype = _type(fx.args[0], "an operand").dtype
+    extreme = INDEX_REDUCTIONS[target]
+    count = float(math.prod(axis_shape))
+    nodes = [node(extreme, (x,), base + "extreme", dtype, kept, {"dims": dims, "keepdim": True}),
+             node("eq", (x, base + "extreme"), base + "at", "bool", shape),
+             node("where", (base + "at", index.name, count), base + "candidate", "float32", shape),
+             node("amin", (base + "candidate",), base + "first", "float32", result.shape,
+                  {"dims": dims, "keepdim": keepdim}),
+             node("cast", (base + "first",), fx.name, result.dtype, result.shape)]
+    return nodes, [index]
+
+
 def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
     """The module's forward on `inputs` (tensors and Python constants) as a kernel IR graph."""
     try:
@@ -252,6 +316,12 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             names[fx] = fx.args[0]  # a constant: its uses take the number
         elif fx.op == "call_function" and target in FILLS:
             names[fx] = fx.args[FILLS[target]]  # a tensor of one value: its uses broadcast the number
+        elif fx.op == "call_function" and target in {NAN_TEST, *TENSOR_CLAMP, *TRUTH_REDUCTIONS,
+                                                     *INDEX_REDUCTIONS}:
+            made, indices = _rewritten(fx, names)
+            nodes += made
+            inputs_ir += indices
+            names[fx] = fx.name
         elif fx.op == "call_function" and target in SLICES:
             made, picks = _slices(fx, names)
             nodes += made

@@ -85,9 +85,9 @@ def _ub_expression(lowered: Lowered) -> str:
         terms.append(f"buffer_num * {slot} * {_bytes(t)}")
         buffers += 1
     for t in lowered.ins + lowered.outs:
-        if _bytes(t) == 1:  # its values through half
-            terms.append(f"{tile} * 2")
-            buffers += 1
+        if _bytes(t) == 1:  # its values through half; a per-row output's side by side first
+            terms.append(f"{tile} * 2" + (" + (align_up(tile_rows, 8) + 8) * 4" if t.role == "perrow" else ""))
+            buffers += 2
     if lowered.values:
         terms.append(f"{lowered.values} * {tile} * 4")
     if lowered.stats:

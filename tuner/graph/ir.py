@@ -28,6 +28,7 @@ OPS: dict[str, tuple[str, int]] = {
     "sigmoid": ("pointwise", 1), "tanh": ("pointwise", 1), "relu": ("pointwise", 1), "erf": ("pointwise", 1),
     "sin": ("pointwise", 1), "cos": ("pointwise", 1), "logical_not": ("pointwise", 1),
     "log1p": ("pointwise", 1), "expm1": ("pointwise", 1),
+    "round": ("pointwise", 1), "floor": ("pointwise", 1), "ceil": ("pointwise", 1), "trunc": ("pointwise", 1),
     # binary arithmetic
     "add": ("pointwise", 2), "sub": ("pointwise", 2), "mul": ("pointwise", 2), "div": ("pointwise", 2),
     "pow": ("pointwise", 2), "maximum": ("pointwise", 2), "minimum": ("pointwise", 2),
@@ -68,7 +69,7 @@ class Input:
 
     name: str
     type: TensorType
-    kind: str  # "input", "parameter" or "buffer"
+    kind: str  # "input", "parameter", "buffer" or "index" (the positions 0, 1, ... along its one axis longer than one)
     target: str | None = None  # the module attribute a parameter or buffer comes from ("norm.weight")
 
 

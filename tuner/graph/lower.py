@@ -37,6 +37,7 @@ CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 UNARY_API = {"abs": "Abs", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "relu": "Relu"}
 BINARY_API = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
+ROUNDING = {"round": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "trunc": "CAST_TRUNC"}
 REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "amin": "ReduceMin"}
 # vector passes over the data per element, by IR operation (the roofline's work)
 PASSES = {"sigmoid": 4, "tanh": 6, "erf": 40, "pow": 3, "where": 2, "log1p": 2, "expm1": 2, "logical_not": 2,
@@ -487,7 +488,8 @@ def _fold(node: Node, args: list[torch.Tensor]) -> float:
     unary = {"neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
              "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
              "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "log1p": torch.log1p,
-             "expm1": torch.expm1, "logical_not": torch.logical_not}
+             "expm1": torch.expm1, "logical_not": torch.logical_not, "round": torch.round, "floor": torch.floor,
+             "ceil": torch.ceil, "trunc": torch.trunc}
     binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
               "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt,
               "le": torch.le, "gt": torch.gt, "ge": torch.ge, "logical_and": torch.logical_and,
@@ -646,6 +648,12 @@ def _pointwise(em: _Emitter, node: Node, phase: str, dst: str, count: str) -> No
             em.put(phase, f"Mins({dst}, {source}, {_literal(high)}, {count});")
     elif op == "cast":
         _cast(em, node, phase, dst, tensor(0), count, temps)
+    elif op in ROUNDING:  # through int32, rounded as the mode says
+        whole = em.temp(phase)
+        temps.append(whole)
+        ref = _region(f"{whole}.ReinterpretCast<int32_t>()", phase)
+        em.put(phase, f"Cast({ref}, {tensor(0)}, RoundMode::{ROUNDING[op]}, {count});")
+        em.put(phase, f"Cast({dst}, {ref}, RoundMode::CAST_NONE, {count});")
     elif op in BINARY_API:
         _binary(em, node, phase, dst, count, scal, tensor)
     elif op == "pow":

@@ -42,7 +42,8 @@ class GraphOperator(Operator):
         self.dtypes = (self.dtype,)
         self.shape = lowered.shape
         self._forward = [i.name for i in graph.inputs if i.kind == "input"]
-        self._targets = {i.name: i.target for i in graph.inputs if i.kind != "input"}
+        self._targets = {i.name: i.target for i in graph.inputs if i.kind in ("parameter", "buffer")}
+        self._indices = {i.name: i.type.shape for i in graph.inputs if i.kind == "index"}
 
     @property
     def run_label(self) -> str:
@@ -127,6 +128,8 @@ class GraphOperator(Operator):
         state = self.task.module.state_dict()
         for name, target in self._targets.items():
             values[name] = state[target].detach().clone()
+        for name, index_shape in self._indices.items():
+            values[name] = torch.arange(math.prod(index_shape), dtype=torch.float32).reshape(index_shape)
         return {t.value: _narrowed(values[t.value], t.dtype, t.value) for t in self.lowered.ins}
 
     def _outputs(self, result: object) -> dict[str, torch.Tensor]:
