@@ -63,6 +63,9 @@ TASKS = [
     ("index_truth_rounding",
      "x, lo: (x.argmax(-1), torch.any(x > 1.0, dim=-1), torch.round(x * 3).clamp(lo, lo + 2.0), torch.isnan(x.log()))",
      "torch.randn(9, 50), torch.randn(9, 50) - 1.0", ""),
+    ("batchnorm_eval_channel_bias", "x: self.bn(x) + self.bias", "torch.randn(3, 6, 5, 7)",
+     "self.bn = nn.BatchNorm2d(6); self.bn.running_mean.uniform_(-1, 1); self.bn.running_var.uniform_(0.5, 2); "
+     "self.bias = nn.Parameter(torch.randn(6, 1, 1))"),
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),

@@ -30,15 +30,35 @@ def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d for d in shape if d != 1)
 
 
+def _placed(graph: Graph, rank: int) -> dict[str, tuple[int, ...]]:
+    """Values that an unsqueeze later places on other axes than torch's right-aligned ones (batch norm's [C]
+    parameters, computed on and then viewed as [C, 1, 1]): their shape over the space's axes, from the last use
+    back through the pointwise math of the same shape."""
+    types = graph.types()
+    placed: dict[str, tuple[int, ...]] = {}
+    for node in reversed(graph.nodes):
+        tensors = [o for o in node.operands if isinstance(o, str)]
+        if node.op == "view" and tensors and _squeezed(types[tensors[0]].shape) == _squeezed(node.type.shape) \
+                and len(node.type.shape) <= rank:
+            shape = placed.get(node.name, (1,) * (rank - len(node.type.shape)) + tuple(node.type.shape))
+            placed.setdefault(tensors[0], shape)
+        elif OPS[node.op][0] == "pointwise" and node.name in placed:
+            for operand in tensors:
+                if types[operand].shape == node.type.shape:
+                    placed.setdefault(operand, placed[node.name])
+    return placed
+
+
 def _aligned(graph: Graph, space: tuple[int, ...]) -> tuple[dict[str, tuple[int, ...]], frozenset[int]] | None:
     """Each value's shape over the space's axes, and the reduced axes; None where a value does not align."""
     rank = len(space)
+    placed = _placed(graph, rank)
     aligned: dict[str, tuple[int, ...]] = {}
     for item in graph.inputs:
         shape = item.type.shape
         if len(shape) > rank:
             return None
-        aligned[item.name] = (1,) * (rank - len(shape)) + tuple(shape)
+        aligned[item.name] = placed.get(item.name, (1,) * (rank - len(shape)) + tuple(shape))
     reduced: set[int] | None = None
     for node in graph.nodes:
         sources = [aligned[o] for o in node.operands if isinstance(o, str)]

@@ -65,6 +65,7 @@ SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.
 _aten = torch.ops.aten
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
+              _aten._native_batch_norm_legit_no_training, _aten._native_batch_norm_legit,
               _aten.linalg_vector_norm, _aten.logsumexp, _aten.gelu, _aten.silu, _aten.hardswish, _aten.hardsigmoid,
               _aten.hardtanh, _aten.elu, _aten.leaky_relu, _aten.softplus, _aten.mish, _aten.selu, _aten.celu)
 

@@ -14,6 +14,9 @@ once) and the one-value outputs. Each value is stored as one of
     full     a tile of the iteration shape            scalar   one number (a constant, or an input of one element)
     perrow   one value per row (a reduction's)        row      one row shared by all rows (an input such as a weight)
 
+(a `table` input, one value per row from a few broadcast along the rows, such as a per-channel scale, is perrow:
+loaded once, its values picked per row).
+
 and each node is emitted either for the whole tile at once or, in `rows`, where it reads a per-row value or a
 reduction, per row inside the tile's row loop. Everything is computed in fp32 (16-bit inputs cast up, outputs cast
 down). What the lowering cannot take is a `LoweringError`: one line naming the operation, the value or the shape,
@@ -258,6 +261,8 @@ def _storage_of_input(shape: tuple[int, ...], space: tuple[int, ...], layout: st
         return "gather"
     if padded == space[:-1] + (1,):
         return "perrow"
+    if padded[-1] == 1 and all(d in (1, s) for d, s in zip(padded[:-1], space[:-1], strict=True)):
+        return "table"
     return ""
 
 
@@ -367,11 +372,11 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
-        buffer = {"scalar": f"{name}S", "perrow": f"{name}P"}.get(role, f"{name}F")
-        storage = "full" if role in ("gather", "percol") else role
+        buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
+        storage = {"gather": "full", "percol": "full", "table": "perrow"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
-        if role == "gather":
-            gathers[name] = _gather(item.type.shape, space)
+        if role in ("gather", "table"):
+            gathers[name] = {**_gather(item.type.shape, space), "size": math.prod(item.type.shape)}
     last_use = {}
     for index, node in enumerate(graph.nodes):
         for operand in node.operands:
@@ -444,9 +449,9 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     if storage == "full" and rows and _padded(node.type.shape, len(space)) != space:
         raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
     for operand, value in zip(node.operands, operands, strict=True):
-        if storage == "full" and value is not None and value.storage == "perrow" and \
-                _padded(em.types[str(operand)].shape, len(space)) != space[:-1] + (1,) and \
-                math.prod(em.types[str(operand)].shape) != 1:
+        padded = _padded(em.types[str(operand)].shape, len(space)) if value is not None else ()
+        if storage == "full" and value is not None and value.storage == "perrow" and (
+                padded[-1] != 1 or any(d not in (1, s) for d, s in zip(padded, space, strict=True))):
             raise _fail(node, f"{operand} ({em.types[str(operand)]}) broadcasts along the rows, not the columns")
     if storage == "scalar":
         _scalar(em, node, operands)

@@ -114,7 +114,7 @@ class GraphOperator(Operator):
         module = copy.deepcopy(self.task.module)
         state = module.state_dict()
         for name, target in self._targets.items():
-            if target in state:
+            if target in state and name in inputs:  # a buffer the forward does not read is not the kernel's
                 value = inputs[name]
                 state[target] = value.to(dtype) if dtype is not None and value.is_floating_point() else value
         module.load_state_dict(state, strict=False)
