@@ -375,7 +375,9 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
         storage = {"gather": "full", "percol": "full", "table": "perrow"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
-        if role in ("gather", "table"):
+        if role == "gather":
+            gathers[name] = _gather(item.type.shape, space)
+        elif role == "table":
             gathers[name] = {**_gather(item.type.shape, space), "size": math.prod(item.type.shape)}
     last_use = {}
     for index, node in enumerate(graph.nodes):
