@@ -88,7 +88,7 @@ def _digest(*parts: bytes | str) -> str:
 def sim_version() -> str:
     """Hash of everything that decides a simulator build: headers, runtime, data files, compiler."""
     files = sorted(INCLUDE_DIR.rglob("*.h")) + sorted(RUNTIME_DIR.glob("*.[ch]*"))
-    data = sorted((SIM_DIR.parent / "data").rglob("*.[yc]*"))
+    data = sorted(p for p in (SIM_DIR.parent / "data").rglob("*") if p.suffix in (".yaml", ".csv"))
     return _digest(_banner(compiler()), *(p.read_bytes() for p in files + data))
 
 
