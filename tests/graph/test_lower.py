@@ -95,7 +95,7 @@ def test_a_reduction_over_every_element_accumulates_per_block_and_combines_throu
     assert (lowered.layout, lowered.shape) == ("total", (2100,))
     assert [t["combine"] for t in lowered.totals] == ["Max", "Add"]
     assert [(t.role, t.shape) for t in lowered.outs] == [("total", (1,)), ("total", (1,))]
-    assert any(line.strip().startswith("Muls(s1[r * STAT], s0[r * STAT], 0.5f") for line in lowered.row)  # once
+    assert any(line.strip().startswith("Muls(s1[r * STAT], s0[r * STAT], 0.5f") for line in lowered.finish)  # once
     space = yaml.safe_load(space_text(lowered, "my_op", "my_op.py"))
     assert space["args"][-2] == {"name": "workspace", "kind": "workspace", "bytes": "block_dim * 32 * 3"}
     _, centred = _lowered(lambda m, x: x - x.mean(), torch.randn(2100))  # a second pass: one row, one block

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from tuner.graph.ir import OPS, Graph, TensorType
+from tuner.graph.ir import OPS, Graph, Node, TensorType
 
 __all__ = ["canonical"]
 
@@ -28,6 +28,12 @@ def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
 
 def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d for d in shape if d != 1)
+
+
+def _everything(graph: Graph, node: Node) -> bool:
+    """A reduction over every element of its operand (a loss's mean, a norm of the whole tensor)."""
+    operand = node.operands[0]
+    return isinstance(operand, str) and set(node.attrs["dims"]) == set(range(len(graph.types()[operand].shape)))
 
 
 def _placed(graph: Graph, rank: int) -> dict[str, tuple[int, ...]]:
@@ -63,7 +69,9 @@ def _aligned(graph: Graph, space: tuple[int, ...]) -> tuple[dict[str, tuple[int,
     for node in graph.nodes:
         sources = [aligned[o] for o in node.operands if isinstance(o, str)]
         family = OPS[node.op][0]
-        if family == "reduce":
+        if family == "reduce" and _everything(graph, node):
+            shape = (1,) * rank
+        elif family == "reduce":
             source = node.operands[0]
             if sources[0] != space or not isinstance(source, str):
                 return None
@@ -122,7 +130,9 @@ def canonical(graph: Graph, space: tuple[int, ...], last_alone: bool = False) ->
     nodes = []
     for node in graph.nodes:
         node_type = TensorType(merged(aligned[node.name]), node.type.dtype)
-        if OPS[node.op][0] == "reduce":
+        if OPS[node.op][0] == "reduce" and _everything(graph, node):
+            node = replace(node, attrs={"dims": tuple(range(len(new_space))), "keepdim": True, "total": True})
+        elif OPS[node.op][0] == "reduce":
             node = replace(node, attrs={**node.attrs, "dims": reduced_groups, "keepdim": True})
         elif node.op == "expand":
             node = replace(node, op="view")

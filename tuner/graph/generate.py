@@ -48,8 +48,10 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
         *lowered.tile,
         "{% endblock %}",
     ]
-    if lowered.layout in ("rows", "total"):
+    if lowered.layout == "rows":
         lines += ["", "{% block row %}", *lowered.row, "{% endblock %}"]
+    if lowered.totals:
+        lines += ["", "{% block finish %}", *lowered.finish, "{% endblock %}"]
     return "\n".join(lines) + "\n"
 
 
@@ -97,7 +99,7 @@ def _ub_expression(lowered: Lowered) -> str:
         terms.append(f"{lowered.values} * {tile} * 4")
     if lowered.stats:
         terms.append(f"({lowered.stats} * {'' if flat else 'tile_rows * '}stat + 64) * 4")
-    if lowered.layout == "total":  # the partials gathered, SyncAll's UB workspace, the final value
+    if lowered.totals:  # the partials gathered, SyncAll's UB workspace, the final value
         terms.append("2 * block_dim * 32 + 32")
         buffers += 3
     if "ones" in lowered.uses:

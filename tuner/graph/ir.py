@@ -42,7 +42,8 @@ OPS: dict[str, tuple[str, int]] = {
     "clamp": ("pointwise", 1),
     # cast(x) to the node's dtype
     "cast": ("pointwise", 1),
-    # reductions; attrs: dims (the reduced axes, ascending, non-negative), keepdim
+    # reductions; attrs: dims (the reduced axes, ascending, non-negative), keepdim; total (canonical.py: over every
+    # element of the operand)
     "sum": ("reduce", 1), "mean": ("reduce", 1), "amax": ("reduce", 1), "amin": ("reduce", 1),
     # view(x): the same elements in the node's shape; expand(x): x broadcast to the node's shape
     "view": ("layout", 1), "expand": ("layout", 1),

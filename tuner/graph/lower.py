@@ -25,7 +25,7 @@ and the user's line where there is one."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -40,6 +40,10 @@ CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 UNARY_API = {"abs": "Abs", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "relu": "Relu"}
 BINARY_API = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
+# where a node's math runs, in order: on the whole tile, per row of it, once after every tile (block 0, after the
+# accumulators of reductions over everything are combined across blocks). A buffer freed in one is free to it and to
+# the ones after it only: each runs before the next and would overwrite what a later one still reads
+PHASES = ("tile", "row", "finish")
 ROUNDING = {"round": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "trunc": "CAST_TRUNC"}
 REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "amin": "ReduceMin"}
 # vector passes over the data per element, by IR operation (the roofline's work)
@@ -90,7 +94,8 @@ class Lowered:
     tile: list[str]
     row: list[str]
     passes: int  # vector passes per element, for the roofline
-    totals: list[dict[str, str]] = field(default_factory=list)  # total: each accumulator, its start and combination
+    totals: list[dict[str, str]] = field(default_factory=list)  # each accumulator, its start and combination
+    finish: list[str] = field(default_factory=list)  # the math once the accumulators are combined
 
     @property
     def rows(self) -> int:
@@ -135,7 +140,7 @@ def _literal(value: float) -> str:
 @dataclass
 class _Value:
     storage: str  # full | perrow | row | scalar
-    phase: str  # tile | row: where it is computed
+    phase: str  # tile | row | finish: where it is computed
     buffer: str = ""  # full / row: a tile buffer; perrow: a stat buffer; scalar: a C++ float expression
     dtype: str = "float32"
     number: float | None = None  # a constant scalar
@@ -143,16 +148,15 @@ class _Value:
 
 @dataclass
 class _Pool:
-    """Buffers of one kind (`v` tile buffers, `s` per-row stat buffers), reused once their values are dead. A buffer
-    freed inside the row loop is free only to the row loop: the tile's math runs before it, and would overwrite a
-    value the loop still reads."""
+    """Buffers of one kind (`v` tile buffers, `s` per-row stat buffers), reused once their values are dead, within
+    their phase and the ones after it (PHASES)."""
 
     prefix: str
-    free: dict[str, list[str]] = field(default_factory=lambda: {"tile": [], "row": []})
+    free: dict[str, list[str]] = field(default_factory=lambda: {"tile": [], "row": [], "finish": []})
     made: int = 0
 
     def take(self, phase: str) -> str:
-        for kind in ("tile", "row") if phase == "row" else ("tile",):
+        for kind in PHASES[:PHASES.index(phase) + 1]:
             if self.free[kind]:
                 return self.free[kind].pop()
         self.made += 1
@@ -172,7 +176,8 @@ class _Emitter:
         self.uses: set[str] = set()
         self.tile: list[str] = []
         self.row: list[str] = []
-        self.scalars_read: dict[str, str] = {}  # per-row value -> its scalar in the current row
+        self.finish: list[str] = []
+        self.scalars_read: dict[tuple[str, str], str] = {}  # (per-row value, phase) -> its scalar there
         self.holders: dict[str, int] = {}  # buffer -> live values stored in it
         self.passes = 0
         self.totals: list[dict[str, str]] = []
@@ -193,17 +198,18 @@ class _Emitter:
         value = self.values[operand]
         if value.storage == "scalar":
             return value.buffer
-        if value.storage == "perrow" and phase == "row":
-            if operand not in self.scalars_read:
+        if value.storage == "perrow" and phase != "tile":
+            if (operand, phase) not in self.scalars_read:
                 name = f"a{len(self.scalars_read)}"
-                self.row.append("            VecToScalar();")
-                self.row.append(f"            const float {name} = {value.buffer}.GetValue(r * STAT);")
-                self.scalars_read[operand] = name
-            return self.scalars_read[operand]
+                indent = "            " if phase == "row" else "        "
+                self.lines(phase).append(indent + "VecToScalar();")
+                self.lines(phase).append(f"{indent}const float {name} = {value.buffer}.GetValue(r * STAT);")
+                self.scalars_read[operand, phase] = name
+            return self.scalars_read[operand, phase]
         return None
 
     def lines(self, phase: str) -> list[str]:
-        return self.row if phase == "row" else self.tile
+        return {"tile": self.tile, "row": self.row, "finish": self.finish}[phase]
 
     def put(self, phase: str, call: str) -> None:
         indent = "            " if phase == "row" else "        "
@@ -279,16 +285,17 @@ def _gather(shape: tuple[int, ...], space: tuple[int, ...]) -> dict[str, list[in
 def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]:
     """The kernel's layout and its iteration shape (padded to the layout's rank)."""
     total = math.prod(space)
-    reductions = [n for n in graph.nodes if OPS[n.op][0] == "reduce"]
+    everything = [n for n in graph.nodes if OPS[n.op][0] == "reduce" and n.attrs.get("total")]
+    reductions = [n for n in graph.nodes if OPS[n.op][0] == "reduce" and not n.attrs.get("total")]
     if not reductions:
         flat = all(math.prod(t.shape) in (1, total) for t in graph.types().values())
-        return ("flat", space) if flat else ("rows", _padded(space, 2))
+        if flat:
+            return ("total" if everything else "flat"), space
+        return "rows", _padded(space, 2)
     axes = {d for n in reductions for d in n.attrs["dims"]}
-    if axes == {0} and len(space) == 1:
-        return "total", space
     if axes == {len(space) - 1}:
         return "rows", _padded(space, 2)
-    if axes == {len(space) - 2}:
+    if axes == {len(space) - 2} and not everything:
         return "cols", _padded(space, 3)
     node = reductions[0]
     if axes == set(range(len(space))):
@@ -348,7 +355,10 @@ def lower(graph: Graph) -> Lowered:
     except _SecondPass:
         if layout != "total":
             raise
-    return _lowered(graph, "rows", _padded(space, 2), shapes, slices)  # one row, reduced whole by one block
+    # one row, reduced whole by one block
+    one_row = Graph(graph.inputs, tuple(replace(n, attrs={"dims": (0,), "keepdim": True}) if n.attrs.get("total")
+                                        else n for n in graph.nodes), graph.outputs)
+    return _lowered(one_row, "rows", _padded(space, 2), shapes, slices)
 
 
 def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str, tuple[int, ...]],
@@ -402,7 +412,7 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
         role = value.storage
         if layout == "cols" and role == "full" and _padded(emitter.types[name].shape, 3) != space:
             role = "percol"
-        if layout == "total" and role == "perrow":
+        if value.phase == "finish":
             role = "total"
         if role not in ("full", "perrow", "percol", "total") or name in {i.name for i in graph.inputs}:
             raise LoweringError(f"output {index} ({name}, {emitter.types[name]}) is not computed over the kernel's "
@@ -413,7 +423,8 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
                                  shapes[name] or (1,)))
         out_values[kernel_name] = value.buffer
     return Lowered(layout, space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
-                   emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1), emitter.totals)
+                   emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1), emitter.totals,
+                   emitter.finish)
 
 
 def _combine(storages: list[str]) -> str:
@@ -432,6 +443,11 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     rows, total = layout == "rows", layout == "total"
     phase = "row" if (rows or total) and (family == "reduce" or any(
         v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands)) else "tile"
+    if any(v is not None and v.phase == "finish" for v in operands):
+        if any(v is not None and v.phase != "finish" and v.storage != "scalar" for v in operands):
+            raise _SecondPass(f"{node.op} ({node.source or node.name}): the result of a reduction over every element "
+                              "used with the tensor again (a second pass over it) is not lowered yet")
+        phase = "finish"
     if family == "layout":
         source = operands[0]
         if source is None:
@@ -442,10 +458,15 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
         em.hold(source.buffer)
         return
     if family == "reduce":
-        {"rows": _reduce, "cols": _fold_rows, "total": _accumulate}[layout](em, node, space)
+        if phase == "finish":
+            raise _fail(node, "a reduction of the result of a reduction over every element")
+        if node.attrs.get("total") and layout == "cols":
+            raise _fail(node, "a reduction over every element in a kernel that reduces a middle axis")
+        reduce = _accumulate if node.attrs.get("total") or total else {"rows": _reduce, "cols": _fold_rows}[layout]
+        reduce(em, node, space)
         return
     storage = _combine([v.storage if v is not None else "scalar" for v in operands])
-    if total and phase == "row" and storage == "full":
+    if phase == "finish" and storage == "full":
         raise _SecondPass(f"{node.op} ({node.source or node.name}): the result of a reduction over every element "
                           "used with the whole tensor again (a second pass over it) is not lowered yet")
     if storage == "full" and rows and _padded(node.type.shape, len(space)) != space:
@@ -464,7 +485,7 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     buffer = pool.take(phase)
     em.hold(buffer)
     em.values[node.name] = _Value(storage, phase, buffer, node.type.dtype)
-    count = ("1" if storage == "perrow" else "cols") if phase == "row" else "count"
+    count = ("1" if storage == "perrow" else "cols") if phase != "tile" else "count"
     em.passes += PASSES.get(node.op, 1)
     _pointwise(em, node, phase, em.ref(node.name, phase), count)
 
@@ -533,24 +554,33 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
 
 
 def _accumulate(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
-    """A reduction over every element: each tile reduced into `part` and that into the block's accumulator, a buffer
-    of its own (every tile adds to it); the accumulators are combined across blocks before the row math."""
-    source = em.values[str(node.operands[0])]
-    if source.storage != "full" or source.phase != "tile":
-        raise _fail(node, "a reduction over every element of a value that is not the whole tensor")
+    """A reduction over every element into the block's accumulator, a buffer of its own that every tile (flat
+    tiles: each reduced into `part`) or every row (rows: its value, or its row reduced into `part`) adds to; the
+    accumulators are combined across blocks before the finishing math."""
+    operand = str(node.operands[0])
+    source = em.values[operand]
     em.stat.made += 1
     accumulator = f"{em.stat.prefix}{em.stat.made - 1}"
     em.hold(accumulator)
-    em.values[node.name] = _Value("perrow", "row", accumulator, node.type.dtype)
+    em.values[node.name] = _Value("perrow", "finish", accumulator, node.type.dtype)
     em.uses.update({"work", "part"})
     em.passes += 1
     combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
     start = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}[combine]
     em.totals.append({"acc": accumulator, "start": start, "combine": combine})
-    em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
-    em.put("tile", f"{combine}({accumulator}, {accumulator}, part, 1);")
+    if source.storage == "full" and source.phase == "tile" and len(space) == 1:
+        em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
+        em.put("tile", f"{combine}({accumulator}, {accumulator}, part, 1);")
+    elif source.storage == "full":
+        em.put("row", f"{REDUCE_API[node.op]}(part, {em.ref(operand, 'row')}, work, cols);")
+        em.put("row", f"{combine}({accumulator}, {accumulator}, part, 1);")
+    elif source.storage == "perrow":
+        em.put("row", f"{combine}({accumulator}, {accumulator}, {em.ref(operand, 'row')}, 1);")
+    else:
+        raise _fail(node, "a reduction over every element of a value that is neither the tensor nor one per row")
     if node.op == "mean":
-        em.put("row", f"Muls({accumulator}[r * STAT], {accumulator}[r * STAT], {_literal(1.0 / space[0])}, 1);")
+        count = math.prod(em.types[operand].shape)
+        em.put("finish", f"Muls({accumulator}, {accumulator}, {_literal(1.0 / count)}, 1);")
 
 
 def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
@@ -595,7 +625,7 @@ def _bool(em: _Emitter, operand: Operand, phase: str, count: str, temps: list[st
 
 def _region(buffer: str, phase: str) -> str:
     """A tile buffer as the math addresses it: whole in the tile's math, row r's part in the row loop."""
-    return f"{buffer}[r * rowStride]" if phase == "row" else buffer
+    return f"{buffer}[r * rowStride]" if phase != "tile" else buffer
 
 
 def _mask(em: _Emitter, phase: str, compare: str) -> None:
