@@ -66,6 +66,10 @@ TASKS = [
     ("batchnorm_eval_channel_bias", "x: self.bn(x) + self.bias", "torch.randn(3, 6, 5, 7)",
      "self.bn = nn.BatchNorm2d(6); self.bn.running_mean.uniform_(-1, 1); self.bn.running_var.uniform_(0.5, 2); "
      "self.bias = nn.Parameter(torch.randn(6, 1, 1))"),
+    ("scans_along_rows", "x, m: (torch.cumsum(x * m, dim=-1) - x, "
+     "torch.flip(torch.cumprod(torch.flip(1.0 + 0.01 * x, dims=[-1]), dim=-1), dims=[-1]))",
+     "torch.randn(6, 70), torch.rand(6, 70) > 0.5", ""),
+    ("scan_across_rows", "x: torch.cumsum(x, dim=1)", "torch.randn(3, 40, 21, dtype=torch.float16)", ""),
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),
@@ -131,9 +135,9 @@ def test_a_plain_function_takes_its_inputs_from_the_command_line(tmp_path: Path)
 
 @pytest.mark.parametrize(("files", "args", "fragments"), [
     ({"no_model.py": "import torch\n\ndef get_inputs():\n    return []\n"}, ["no_model.py"], ["has no Model"]),
-    ({"cum.py": HEADER + "class Model(nn.Module):\n    def forward(self, x):\n        return torch.cumsum(x, 1)\n\n"
+    ({"srt.py": HEADER + "class Model(nn.Module):\n    def forward(self, x):\n        return x.sort(1).values\n\n"
                 "def get_inputs():\n    return [torch.randn(4, 8)]\n\ndef get_init_inputs():\n    return []\n"},
-     ["cum.py"], ["aten.cumsum", "cum.py:"]),
+     ["srt.py"], ["aten.sort", "srt.py:"]),
     ({"f.py": "def f(x):\n    return x\n"}, ["f.py:f"], ["needs --inputs"]),
     ({"f.py": "def f(x):\n    return x\n"}, ["f.py:f", "--inputs", "x=float99[4]"], ["unknown dtype 'float99'"]),
     ({}, ["missing.py"], ["no task file"]),

@@ -1,6 +1,7 @@
 """The iteration space coalesced: a graph rewritten over the fewest axes that keep its broadcasts and reductions.
 
 Every value is first aligned to the graph's largest shape, its *space* (an input right-aligned as torch broadcasts;
+a scan's axis is kept apart as a reduced one is;
 a reduction keeps its reduced axes as ones, `keepdim` or not, since both hold the same elements in the same order;
 a pointwise result is its operands' broadcast; a squeeze, unsqueeze or broadcast (`expand`) is its source). Axes of
 one are dropped, and two neighbouring axes merge where every value spans both or neither and both are reduced or
@@ -81,6 +82,15 @@ def _aligned(graph: Graph, space: tuple[int, ...]) -> tuple[dict[str, tuple[int,
                 return None
             reduced = dims
             shape = tuple(1 if i in dims else d for i, d in enumerate(space))
+        elif family == "scan":
+            source = node.operands[0]
+            if sources[0] != space or not isinstance(source, str):
+                return None
+            dims = {node.attrs["dim"] + rank - len(graph.types()[source].shape)}
+            if reduced is not None and dims != reduced:
+                return None
+            reduced = dims
+            shape = space
         elif family == "layout":
             if not sources:
                 return None
@@ -134,6 +144,8 @@ def canonical(graph: Graph, space: tuple[int, ...], last_alone: bool = False) ->
             node = replace(node, attrs={"dims": tuple(range(len(new_space))), "keepdim": True, "total": True})
         elif OPS[node.op][0] == "reduce":
             node = replace(node, attrs={**node.attrs, "dims": reduced_groups, "keepdim": True})
+        elif OPS[node.op][0] == "scan":
+            node = replace(node, attrs={**node.attrs, "dim": reduced_groups[0]})
         elif node.op == "expand":
             node = replace(node, op="view")
         nodes.append(replace(node, type=node_type))

@@ -61,8 +61,12 @@ TENSOR_CLAMP = frozenset({"aten.clamp.Tensor", "aten.clamp_min.Tensor", "aten.cl
 TRUTH_REDUCTIONS = {f"aten.{op}.{form}": ("amax" if op == "any" else "amin")
                     for op in ("any", "all") for form in ("dim", "dims", "default")}
 INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"}
+SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
+FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 _aten = torch.ops.aten
+# operations the IR holds whole, which core aten would otherwise decompose (a scan into slices and additions)
+KEPT = (_aten.cumsum.default, _aten.cumprod.default)
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
               _aten._native_batch_norm_legit_no_training, _aten._native_batch_norm_legit,
@@ -104,6 +108,9 @@ def _type(node: torch.fx.Node, what: str) -> TensorType:
 
 def _operand(arg: Any, names: dict[torch.fx.Node, Operand], where: str) -> Operand:
     if isinstance(arg, torch.fx.Node):
+        if arg not in names:  # a flip read by anything but a scan along its axis
+            raise CaptureError(f"{arg.target} ({_where(arg) or where}) is outside the kernel IR where it is used "
+                               "(a flip is taken only around a scan of its axis)")
         return names[arg]
     if isinstance(arg, (bool, int, float)):
         return arg
@@ -281,6 +288,29 @@ def _rewritten(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[
     return nodes, [index]
 
 
+def _scan(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], flips: dict[torch.fx.Node, tuple[Operand, int]]
+          ) -> Node:
+    """cumsum / cumprod along one axis; over a flip of that axis, a reversed scan of the flip's operand (the flip of
+    its result, which reverse scans end with, is then the scan itself)."""
+    where = _where(fx)
+    source = fx.args[0]
+    rank = len(source.meta["val"].shape)
+    dim = int(fx.args[1] if len(fx.args) > 1 else fx.kwargs["dim"]) % max(rank, 1)
+    result = _type(fx, f"the result of {fx.target}")
+    if fx.kwargs.get("dtype") is not None and _TORCH_DTYPES.get(fx.kwargs["dtype"]) != result.dtype:
+        raise CaptureError(f"{fx.target} with dtype={fx.kwargs['dtype']} ({where}) is outside the kernel IR")
+    reverse = source in flips and flips[source][1] == dim
+    operand = flips[source][0] if reverse else _operand(source, names, where)
+    return Node(SCANS[str(fx.target)], (operand,), fx.name, result, {"dim": dim, "reverse": reverse}, where,
+                _origin(fx))
+
+
+def _flip_axis(fx: torch.fx.Node) -> int | None:
+    dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
+    rank = len(fx.args[0].meta["val"].shape)
+    return int(dims[0]) % rank if isinstance(dims, (list, tuple)) and len(dims) == 1 else None
+
+
 def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
     """The module's forward on `inputs` (tensors and Python constants) as a kernel IR graph."""
     try:
@@ -288,6 +318,8 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             warnings.simplefilter("ignore", FutureWarning)
             table = torch.export.default_decompositions()
             table.update(get_decompositions(list(DECOMPOSED)))
+            for kept in KEPT:
+                table.pop(kept, None)
             exported = torch.export.export(module.eval(), tuple(inputs)).run_decompositions(table)
     except Exception as exc:  # torch.export reports an untraceable forward with many classes
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -297,6 +329,8 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
              if hasattr(spec.arg, "name")}
     names: dict[torch.fx.Node, Operand] = {}
     tuples: dict[torch.fx.Node, dict[int, str]] = {}
+    flips: dict[torch.fx.Node, tuple[Operand, int]] = {}  # a flip of one axis, which only a scan may read
+    reversed_scans: dict[str, int] = {}  # a reversed scan's value -> its axis
     inputs_ir: list[Input] = []
     nodes: list[Node] = []
     outputs: tuple[str, ...] = ()
@@ -323,6 +357,18 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             nodes += made
             inputs_ir += indices
             names[fx] = fx.name
+        elif fx.op == "call_function" and target == FLIP and _flip_axis(fx) is not None:
+            source, axis = fx.args[0], _flip_axis(fx)
+            if isinstance(names.get(source), str) and reversed_scans.get(str(names[source])) == axis:
+                names[fx] = names[source]  # the flip back after a reversed scan
+            else:
+                flips[fx] = (_operand(source, names, _where(fx)), axis)
+        elif fx.op == "call_function" and target in SCANS:
+            node = _scan(fx, names, flips)
+            nodes.append(node)
+            names[fx] = node.name
+            if node.attrs["reverse"]:
+                reversed_scans[node.name] = node.attrs["dim"]
         elif fx.op == "call_function" and target in SLICES:
             made, picks = _slices(fx, names)
             nodes += made

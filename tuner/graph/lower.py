@@ -287,12 +287,13 @@ def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]
     total = math.prod(space)
     everything = [n for n in graph.nodes if OPS[n.op][0] == "reduce" and n.attrs.get("total")]
     reductions = [n for n in graph.nodes if OPS[n.op][0] == "reduce" and not n.attrs.get("total")]
+    reductions += [n for n in graph.nodes if OPS[n.op][0] == "scan"]
     if not reductions:
         flat = all(math.prod(t.shape) in (1, total) for t in graph.types().values())
         if flat:
             return ("total" if everything else "flat"), space
         return "rows", _padded(space, 2)
-    axes = {d for n in reductions for d in n.attrs["dims"]}
+    axes = {d for n in reductions for d in n.attrs.get("dims", (n.attrs.get("dim"),))}
     if axes == {len(space) - 1}:
         return "rows", _padded(space, 2)
     if axes == {len(space) - 2} and not everything:
@@ -441,7 +442,7 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     operands = [em.values[o] if isinstance(o, str) else None for o in node.operands]
     family = OPS[node.op][0]
     rows, total = layout == "rows", layout == "total"
-    phase = "row" if (rows or total) and (family == "reduce" or any(
+    phase = "row" if (rows or total) and (family in ("reduce", "scan") or any(
         v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands)) else "tile"
     if any(v is not None and v.phase == "finish" for v in operands):
         if any(v is not None and v.phase != "finish" and v.storage != "scalar" for v in operands):
@@ -456,6 +457,9 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
             raise _fail(node, f"a view from {list(space)} to {list(node.type.shape)} changes the rows of the kernel")
         em.values[node.name] = _Value(source.storage, source.phase, source.buffer, node.type.dtype, source.number)
         em.hold(source.buffer)
+        return
+    if family == "scan":
+        _scan(em, node, space, layout)
         return
     if family == "reduce":
         if phase == "finish":
@@ -551,6 +555,24 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     em.put("row", f"{REDUCE_API[node.op]}({dst}, {em.ref(str(node.operands[0]), 'row')}, work, cols);")
     if node.op == "mean":
         em.put("row", f"Muls({dst}, {dst}, {_literal(1.0 / space[-1])}, 1);")
+
+
+def _scan(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None:
+    """A running sum or product: along a row, element by element on the scalar unit (rows); across the tile's rows,
+    a row at a time on the vector unit (cols)."""
+    operand = str(node.operands[0])
+    source = em.values[operand]
+    if source.storage != "full" or layout not in ("rows", "cols"):
+        raise _fail(node, "a scan of a value that is not the whole tensor, or in a kernel without rows")
+    phase = "row" if layout == "rows" else "tile"
+    buffer = em.full.take(phase)
+    em.hold(buffer)
+    em.values[node.name] = _Value("full", phase, buffer, node.type.dtype)
+    em.passes += 4
+    op = "Add" if node.op == "cumsum" else "Mul"
+    reverse = "true" if node.attrs["reverse"] else "false"
+    macro = "along_row" if layout == "rows" else "across_rows"
+    em.macro(phase, f"{{{{ scans.{macro}('{op}', '{buffer}', '{source.buffer}', {reverse}) }}}}")
 
 
 def _accumulate(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
