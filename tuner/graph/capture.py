@@ -62,6 +62,7 @@ TRUTH_REDUCTIONS = {f"aten.{op}.{form}": ("amax" if op == "any" else "amin")
                     for op in ("any", "all") for form in ("dim", "dims", "default")}
 INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"}
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
+ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
 FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 _aten = torch.ops.aten
@@ -305,6 +306,21 @@ def _scan(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], flips: dict[to
                 _origin(fx))
 
 
+def _row_gather(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
+    """embedding(table, index) and index_select(table, 0, index) as rows(table, index)."""
+    where = _where(fx)
+    if str(fx.target) == "aten.embedding.default":
+        table, index = fx.args[0], fx.args[1]
+        if any(fx.args[2:]) and fx.args[2:] != (-1,):
+            raise CaptureError(f"{fx.target} with padding_idx or scaling ({where}) is outside the kernel IR")
+    else:
+        table, dim, index = fx.args[0], int(fx.args[1]), fx.args[2]
+        if dim % len(table.meta["val"].shape) != 0:
+            raise CaptureError(f"{fx.target} along axis {dim} ({where}) is outside the kernel IR (along the first)")
+    return Node("rows", (_operand(table, names, where), _operand(index, names, where)), fx.name,
+                _type(fx, f"the result of {fx.target}"), {}, where, _origin(fx))
+
+
 def _flip_axis(fx: torch.fx.Node) -> int | None:
     dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
     rank = len(fx.args[0].meta["val"].shape)
@@ -363,6 +379,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
                 names[fx] = names[source]  # the flip back after a reversed scan
             else:
                 flips[fx] = (_operand(source, names, _where(fx)), axis)
+        elif fx.op == "call_function" and target in ROW_GATHERS:
+            names[fx] = fx.name
+            nodes.append(_row_gather(fx, names))
         elif fx.op == "call_function" and target in SCANS:
             node = _scan(fx, names, flips)
             nodes.append(node)

@@ -6,8 +6,9 @@ one IR operation (`op`, a name of `OPS`) over operands that are value names or P
 attributes and the type of the one value it makes. Types are static: a shape of ints and a dtype of `DTYPES`;
 broadcasting follows torch's rules and each node's type is the one torch computed when the graph was captured.
 
-The IR is deliberately small, and grows by family (issue 15): today pointwise operations, reductions, scans and the
-layout operations (a view to another shape of the same elements, a broadcast, a slice along one axis).
+The IR is deliberately small, and grows by family (issue 15): today pointwise operations, reductions, scans, rows
+gathered by an index (embedding, index_select) and the layout operations (a view to another shape of the same elements,
+a broadcast, a slice along one axis).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ OPS: dict[str, tuple[str, int]] = {
     # reductions; attrs: dims (the reduced axes, ascending, non-negative), keepdim; total (canonical.py: over every
     # element of the operand)
     "sum": ("reduce", 1), "mean": ("reduce", 1), "amax": ("reduce", 1), "amin": ("reduce", 1),
+    # rows(table, index): the table's rows (along its first axis) at each index, the result index.shape + a row
+    "rows": ("gather", 2),
     # scans along one axis; attrs: dim, reverse (from the end of the axis back)
     "cumsum": ("scan", 1), "cumprod": ("scan", 1),
     # view(x): the same elements in the node's shape; expand(x): x broadcast to the node's shape

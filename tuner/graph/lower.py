@@ -32,7 +32,7 @@ import torch
 from tuner.data.dtypes import C_SIZES, C_TYPES
 from tuner.errors import UsageError
 from tuner.graph.canonical import canonical
-from tuner.graph.ir import OPS, Graph, Input, Node, Operand
+from tuner.graph.ir import OPS, Graph, Input, Node, Operand, TensorType
 
 __all__ = ["KernelTensor", "Lowered", "LoweringError", "kernel_dtype", "lower"]
 
@@ -311,15 +311,32 @@ class _Slice:
     source: str  # the input it is cut from
     offset: int
     pitch: int
+    index: str = ""  # rows gathered: the input holding each row's index into the source's rows
+
+    @property
+    def by_rows(self) -> bool:
+        """Read row by row: a slice of the last axis, or rows gathered by an index."""
+        return bool(self.pitch or self.index)
 
 
 def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
-    """Slices of the kernel's inputs as inputs of their own, read from the same GM tensor at an offset (a slice of
-    leading axes of one, or of the first axis) or as rows `pitch` apart (a slice of the last axis)."""
+    """Slices of the kernel's inputs, and rows of them gathered by an index input, as inputs of their own, read from
+    the same GM tensor at an offset (a slice of leading axes of one, or of the first axis), as rows `pitch` apart (a
+    slice of the last axis) or row by row at each index (embedding, index_select)."""
     inputs = {i.name: i for i in graph.inputs}
     slices: dict[str, _Slice] = {}
     added, nodes = [], []
     for node in graph.nodes:
+        if node.op == "rows":
+            table, index = node.operands
+            if table not in inputs or index not in inputs:
+                raise _fail(node, "rows of a computed table, or at computed indices; of inputs at an input's "
+                                  "indices are lowered so far")
+            if len(inputs[str(table)].type.shape) != 2:
+                raise _fail(node, f"rows of a {len(inputs[str(table)].type.shape)}-axis table (of a matrix so far)")
+            slices[node.name] = _Slice(str(table), 0, 0, str(index))
+            added.append(Input(node.name, node.type, inputs[str(table)].kind, inputs[str(table)].target))
+            continue
         if node.op != "slice":
             nodes.append(node)
             continue
@@ -340,30 +357,40 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
         added.append(Input(node.name, node.type, inputs[source].kind, inputs[source].target))
     used = {o for n in nodes for o in n.operands if isinstance(o, str)} | set(graph.outputs)
     kept = tuple(i for i in graph.inputs if i.name in used)
-    return Graph(kept + tuple(added), tuple(nodes), graph.outputs), slices
+    inputs = {i.name: i for i in kept + tuple(added)}
+    outputs = []
+    for name in graph.outputs:  # an output that is an input as it is read (a slice, gathered rows): copied out
+        if name in inputs:
+            nodes.append(Node("cast", (name,), f"{name}_out", inputs[name].type))
+            name = f"{name}_out"
+        outputs.append(name)
+    return Graph(kept + tuple(added), tuple(nodes), tuple(outputs)), slices
 
 
 def lower(graph: Graph) -> Lowered:
     """The graph as one kernel; LoweringError for what it cannot take."""
-    shapes = {name: t.shape for name, t in graph.types().items()}
+    types_before = graph.types()
+    shapes = {name: t.shape for name, t in types_before.items()}
     graph, slices = _input_slices(graph)
-    graph, space = canonical(graph, _iteration_shape(graph), any(s.pitch for s in slices.values()))
+    for node in graph.nodes:  # the copies out of an input that is an output
+        shapes.setdefault(node.name, node.type.shape)
+    graph, space = canonical(graph, _iteration_shape(graph), any(s.by_rows for s in slices.values()))
     layout, space = _layout(graph, space)
-    if layout == "flat" and any(s.pitch for s in slices.values()):
+    if layout == "flat" and any(s.by_rows for s in slices.values()):
         layout, space = "rows", _padded(space, 2)
     try:
-        return _lowered(graph, layout, space, shapes, slices)
+        return _lowered(graph, layout, space, shapes, slices, types_before)
     except _SecondPass:
         if layout != "total":
             raise
     # one row, reduced whole by one block
     one_row = Graph(graph.inputs, tuple(replace(n, attrs={"dims": (0,), "keepdim": True}) if n.attrs.get("total")
                                         else n for n in graph.nodes), graph.outputs)
-    return _lowered(one_row, "rows", _padded(space, 2), shapes, slices)
+    return _lowered(one_row, "rows", _padded(space, 2), shapes, slices, types_before)
 
 
 def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str, tuple[int, ...]],
-             slices: dict[str, _Slice]) -> Lowered:
+             slices: dict[str, _Slice], types_before: dict[str, TensorType]) -> Lowered:
     emitter = _Emitter(graph)
     ins: list[KernelTensor] = []
     gathers: dict[str, dict[str, list[int]]] = {}
@@ -376,20 +403,29 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
                                 "value"))
         outer = role != "percol" or _padded(item.type.shape, 3)[0] != 1
         cut = slices.get(item.name)
-        if cut is not None and cut.pitch and (layout != "rows" or role not in ("full", "row")):
-            raise LoweringError(f"input {cut.source} is sliced along its last axis ({item.name}, {item.type}) where "
-                                "the kernel reads it other than row by row")
+        if cut is not None and cut.by_rows and (layout != "rows" or role not in ("full", "row")):
+            raise LoweringError(f"input {cut.source} is sliced along its last axis or gathered by rows ({item.name}, "
+                                f"{item.type}) where the kernel reads it other than row by row")
+        if cut is not None and cut.index:
+            if role != "full":
+                raise LoweringError(f"rows of {cut.source} gathered ({item.name}, {item.type}) are read other than "
+                                    "as the kernel's rows")
+            role = "indexed"
         source = cut.source if cut else item.name
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
-        storage = {"gather": "full", "percol": "full", "table": "perrow"}.get(role, role)
+        storage = {"gather": "full", "percol": "full", "table": "perrow", "indexed": "full"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
             gathers[name] = _gather(item.type.shape, space)
+        elif role == "indexed":
+            gathers[name] = {"index": f"in_{cut.index}"}
         elif role == "table":
             gathers[name] = {**_gather(item.type.shape, space), "size": math.prod(item.type.shape)}
+    for index in dict.fromkeys(cut.index for cut in slices.values() if cut.index):  # read by address only
+        ins.append(KernelTensor(f"in_{index}", index, kernel_dtype(types_before[index].dtype), "index", shapes[index]))
     last_use = {}
     for index, node in enumerate(graph.nodes):
         for operand in node.operands:
