@@ -79,8 +79,11 @@ def test_axes_coalesce_into_the_fewest_the_reductions_and_broadcasts_allow() -> 
 
 
 def test_a_middle_axis_reduction_folds_the_tiles_rows_and_reads_inner_rows_as_percol() -> None:
-    with pytest.raises(LoweringError, match="a row of the inner axis"):  # a weight per reduced row is not
-        _lowered(lambda m, x, w: torch.softmax(x, dim=1) * w, torch.randn(4, 30, 10), torch.randn(30, 1))
+    _, per_reduced_row = _lowered(lambda m, x, w: torch.softmax(x, dim=1) * w, torch.randn(4, 30, 10),
+                                  torch.randn(30, 1))
+    assert [(t.role, t.outer) for t in per_reduced_row.ins] == [("full", True), ("perred", False)]
+    with pytest.raises(LoweringError, match="a value per reduced row"):  # one value per outer index is none of them
+        _lowered(lambda m, x, w: torch.softmax(x, dim=1) * w, torch.randn(4, 30, 10), torch.randn(4, 1, 1))
     graph, lowered = _lowered(lambda m, x, w: torch.softmax(x, dim=1) * w, torch.randn(4, 30, 10),
                               torch.randn(1, 10))
     assert lowered.layout == "cols" and {t.name: (t.role, t.outer) for t in lowered.ins} == {

@@ -69,12 +69,13 @@ def _ub_expression(lowered: Lowered) -> str:
     per_row_in, per_row_out = "align_up(tile_rows, 32)", "tile_rows * stat"
     terms, buffers = [], 0
     for t in lowered.ins:
-        if t.role in ("full", "gather", "perrow", "percol", "indexed"):
-            slot = {"perrow": per_row_in, "percol": stride}.get(t.role, tile)
+        if t.role in ("full", "gather", "perrow", "percol", "perred", "indexed"):
+            slot = {"perrow": per_row_in, "percol": stride, "perred": "align_up(red, 32)"}.get(t.role, tile)
             terms.append(f"buffer_num * {slot} * {_bytes(t)}")
             buffers += 1
-            if t.dtype != "float32" or t.role == "percol":
-                terms.append(f"{tile if t.role == 'percol' else slot} * 4")
+            if t.dtype != "float32" or t.role in ("percol", "perred"):
+                terms.append({"percol": f"{tile} * 4", "perred": f"({tile} + align_up(red, 8)) * 4"}.get(
+                    t.role, f"{slot} * 4"))
                 buffers += 1
             if t.role == "perrow":
                 terms.append("align_up(tile_rows, 8) * stat * 4")

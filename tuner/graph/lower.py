@@ -66,7 +66,7 @@ class KernelTensor:
     name: str
     value: str
     dtype: str
-    role: str  # full | perrow | row | scalar | gather; cols: full | percol | scalar
+    role: str  # full | perrow | row | scalar | gather | table | indexed | index; cols: full | percol | perred | scalar
     shape: tuple[int, ...]  # the GM tensor's (a slice's: the whole tensor it is cut from)
     outer: bool = True  # percol: one row per outer index (else one row for all of them)
     offset: int = 0  # a slice: its first element in the tensor
@@ -258,7 +258,9 @@ def _storage_of_input(shape: tuple[int, ...], space: tuple[int, ...], layout: st
     if layout == "cols":
         if padded == space:
             return "full"
-        return "percol" if padded[1:] == (1, space[2]) else ""
+        if padded[1:] == (1, space[2]):
+            return "percol"
+        return "perred" if padded[1:] == (space[1], 1) else ""
     if padded == space:
         return "full"
     if padded[-1] == space[-1] and all(d == 1 for d in padded[:-1]):
@@ -398,10 +400,11 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
         role = _storage_of_input(item.type.shape, space, layout)
         if not role:
             raise LoweringError(f"input {item.name} of shape {list(shapes[item.name])} does not broadcast to the "
-                                f"kernel's {list(space)} as one of: " + ("the whole, a row of the inner axis, one value"
+                                f"kernel's {list(space)} as one of: " + ("the whole, a row of the inner axis, a value "
+                                "per reduced row, one value"
                                 if layout == "cols" else "the whole, a row per row, a value per row, one row, one "
                                 "value"))
-        outer = role != "percol" or _padded(item.type.shape, 3)[0] != 1
+        outer = role not in ("percol", "perred") or _padded(item.type.shape, 3)[0] != 1
         cut = slices.get(item.name)
         if cut is not None and cut.by_rows and (layout != "rows" or role not in ("full", "row")):
             raise LoweringError(f"input {cut.source} is sliced along its last axis or gathered by rows ({item.name}, "
@@ -416,7 +419,8 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
-        storage = {"gather": "full", "percol": "full", "table": "perrow", "indexed": "full"}.get(role, role)
+        storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow",
+                   "indexed": "full"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
             gathers[name] = _gather(item.type.shape, space)
