@@ -74,6 +74,7 @@ TASKS = [
      "torch.randint(0, 50, (13,))", ""),
     ("embedding_plain", "ids: self.emb(ids)", "torch.randint(0, 30, (3, 7))", "self.emb = nn.Embedding(30, 40)"),
     ("argmin_channels", "x, w: (x.argmin(dim=1), x * w)", "torch.randn(3, 20, 11), torch.rand(20, 1)", ""),
+    ("prod_rows", "x: torch.prod(1.0 + 0.1 * x, dim=-1, keepdim=True) * x", "torch.randn(12, 30)", ""),
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),

@@ -42,7 +42,7 @@ ATEN: dict[str, str] = {
     "aten.clamp.default": "clamp", "aten.clamp_min.default": "clamp", "aten.clamp_max.default": "clamp",
     "aten._to_copy.default": "cast",
     "aten.sum.dim_IntList": "sum", "aten.sum.default": "sum", "aten.mean.dim": "mean", "aten.mean.default": "mean",
-    "aten.amax.default": "amax", "aten.amin.default": "amin",
+    "aten.amax.default": "amax", "aten.amin.default": "amin", "aten.prod.dim_int": "prod",
     **{f"aten.{op}": "view" for op in ("view.default", "_unsafe_view.default", "reshape.default", "unsqueeze.default",
                                        "squeeze.dims", "squeeze.dim", "squeeze.default", "clone.default",
                                        "alias.default")},

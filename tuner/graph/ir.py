@@ -45,7 +45,7 @@ OPS: dict[str, tuple[str, int]] = {
     "cast": ("pointwise", 1),
     # reductions; attrs: dims (the reduced axes, ascending, non-negative), keepdim; total (canonical.py: over every
     # element of the operand)
-    "sum": ("reduce", 1), "mean": ("reduce", 1), "amax": ("reduce", 1), "amin": ("reduce", 1),
+    "sum": ("reduce", 1), "mean": ("reduce", 1), "amax": ("reduce", 1), "amin": ("reduce", 1), "prod": ("reduce", 1),
     # rows(table, index): the table's rows (along its first axis) at each index, the result index.shape + a row
     "rows": ("gather", 2),
     # scans along one axis; attrs: dim, reverse (from the end of the axis back)

@@ -592,6 +592,9 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     em.uses.add("work")
     em.passes += 1
     dst = f"{buffer}[r * STAT]"
+    if node.op == "prod":  # no vector product reduction: the scalar unit's, element by element
+        em.macro("row", f"{{{{ scans.product_of_row('{buffer}', '{source.buffer}') }}}}")
+        return
     em.put("row", f"{REDUCE_API[node.op]}({dst}, {em.ref(str(node.operands[0]), 'row')}, work, cols);")
     if node.op == "mean":
         em.put("row", f"Muls({dst}, {dst}, {_literal(1.0 / space[-1])}, 1);")
@@ -621,6 +624,8 @@ def _accumulate(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     accumulators are combined across blocks before the finishing math."""
     operand = str(node.operands[0])
     source = em.values[operand]
+    if node.op not in REDUCE_API:
+        raise _fail(node, f"a {node.op} over every element (a product across blocks) is not lowered yet")
     em.stat.made += 1
     accumulator = f"{em.stat.prefix}{em.stat.made - 1}"
     em.hold(accumulator)
@@ -654,7 +659,7 @@ def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     em.hold(buffer)
     em.values[node.name] = _Value("full", "tile", buffer, node.type.dtype)
     em.passes += 2
-    api = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
+    api = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min", "prod": "Mul"}[node.op]
     scale = _literal(1.0 / space[1]) if node.op == "mean" else "1.0f"
     em.macro("tile", f"{{{{ reductions.fold_rows('{api}', '{buffer}', '{source.buffer}', '{scale}') }}}}")
 
