@@ -63,6 +63,8 @@ TRUTH_REDUCTIONS = {f"aten.{op}.{form}": ("amax" if op == "any" else "amin")
 INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"}
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
+TAKE = "aten.gather.default"
+WRAP = "aten.remainder.Scalar"  # take_along_dim's index % length: a negative index counted from the end
 FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 _aten = torch.ops.aten
@@ -111,7 +113,8 @@ def _operand(arg: Any, names: dict[torch.fx.Node, Operand], where: str) -> Opera
     if isinstance(arg, torch.fx.Node):
         if arg not in names:  # a flip read by anything but a scan along its axis
             raise CaptureError(f"{arg.target} ({_where(arg) or where}) is outside the kernel IR where it is used "
-                               "(a flip is taken only around a scan of its axis)")
+                               "(a flip is taken only around a scan of its axis, a remainder only as take_along_dim's "
+                               "wrap of an index)")
         return names[arg]
     if isinstance(arg, (bool, int, float)):
         return arg
@@ -321,6 +324,22 @@ def _row_gather(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
                 _type(fx, f"the result of {fx.target}"), {}, where, _origin(fx))
 
 
+def _take(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], wraps: dict[torch.fx.Node, tuple[Operand, int]]
+          ) -> Node:
+    """torch.gather(source, dim, index) as take(source, index); an index wrapped by % the axis's length first (as
+    take_along_dim wraps it) as take's own wrap."""
+    where = _where(fx)
+    source, index = fx.args[0], fx.args[2]
+    shape = tuple(int(d) for d in source.meta["val"].shape)
+    dim = int(fx.args[1]) % len(shape)
+    wrap = index in wraps and wraps[index][1] == shape[dim]
+    operand = wraps[index][0] if wrap else _operand(index, names, where)
+    if fx.kwargs.get("sparse_grad"):
+        raise CaptureError(f"{fx.target} with sparse_grad ({where}) is outside the kernel IR")
+    return Node("take", (_operand(source, names, where), operand), fx.name, _type(fx, f"the result of {fx.target}"),
+                {"dim": dim, "wrap": wrap}, where, _origin(fx))
+
+
 def _flip_axis(fx: torch.fx.Node) -> int | None:
     dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
     rank = len(fx.args[0].meta["val"].shape)
@@ -347,6 +366,7 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
     tuples: dict[torch.fx.Node, dict[int, str]] = {}
     flips: dict[torch.fx.Node, tuple[Operand, int]] = {}  # a flip of one axis, which only a scan may read
     reversed_scans: dict[str, int] = {}  # a reversed scan's value -> its axis
+    wraps: dict[torch.fx.Node, tuple[Operand, int]] = {}  # an index % a length, which only a take may read
     inputs_ir: list[Input] = []
     nodes: list[Node] = []
     outputs: tuple[str, ...] = ()
@@ -379,6 +399,11 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
                 names[fx] = names[source]  # the flip back after a reversed scan
             else:
                 flips[fx] = (_operand(source, names, _where(fx)), axis)
+        elif fx.op == "call_function" and target == WRAP and isinstance(fx.args[1], int):
+            wraps[fx] = (_operand(fx.args[0], names, _where(fx)), int(fx.args[1]))
+        elif fx.op == "call_function" and target == TAKE:
+            names[fx] = fx.name
+            nodes.append(_take(fx, names, wraps))
         elif fx.op == "call_function" and target in ROW_GATHERS:
             names[fx] = fx.name
             nodes.append(_row_gather(fx, names))

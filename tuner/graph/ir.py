@@ -48,6 +48,9 @@ OPS: dict[str, tuple[str, int]] = {
     "sum": ("reduce", 1), "mean": ("reduce", 1), "amax": ("reduce", 1), "amin": ("reduce", 1), "prod": ("reduce", 1),
     # rows(table, index): the table's rows (along its first axis) at each index, the result index.shape + a row
     "rows": ("gather", 2),
+    # take(source, index): the source's elements along axis `dim` at each index (torch.gather, take_along_dim), the
+    # result the index's shape; attrs: dim, wrap (a negative index counts from the end)
+    "take": ("gather", 2),
     # scans along one axis; attrs: dim, reverse (from the end of the axis back)
     "cumsum": ("scan", 1), "cumprod": ("scan", 1),
     # view(x): the same elements in the node's shape; expand(x): x broadcast to the node's shape

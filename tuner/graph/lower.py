@@ -66,7 +66,8 @@ class KernelTensor:
     name: str
     value: str
     dtype: str
-    role: str  # full | perrow | row | scalar | gather | table | indexed | index; cols: full | percol | perred | scalar
+    role: str  # full | perrow | row | scalar | gather | table | indexed | picked | index; cols: full | percol | perred
+    # | scalar
     shape: tuple[int, ...]  # the GM tensor's (a slice's: the whole tensor it is cut from)
     outer: bool = True  # percol: one row per outer index (else one row for all of them)
     offset: int = 0  # a slice: its first element in the tensor
@@ -314,6 +315,8 @@ class _Slice:
     offset: int
     pitch: int
     index: str = ""  # rows gathered: the input holding each row's index into the source's rows
+    take: dict[str, int] | None = None  # elements taken along an axis: the source as outer x length x inner, the
+    # index's length along the axis (picks), and wrap (a negative index counts from the end)
 
     @property
     def by_rows(self) -> bool:
@@ -326,9 +329,31 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
     the same GM tensor at an offset (a slice of leading axes of one, or of the first axis), as rows `pitch` apart (a
     slice of the last axis) or row by row at each index (embedding, index_select)."""
     inputs = {i.name: i for i in graph.inputs}
+    made = {n.name: n for n in graph.nodes}
+
+    def read(name: Operand) -> Operand:
+        """A value as the input it is (through views and broadcasts to its own shape)."""
+        while isinstance(name, str) and name in made and made[name].op in ("view", "expand") and \
+                made[name].type.shape == (inputs | made)[str(made[name].operands[0])].type.shape:
+            name = made[name].operands[0]
+        return name
+
     slices: dict[str, _Slice] = {}
     added, nodes = [], []
     for node in graph.nodes:
+        if node.op == "take":
+            source, index = (read(o) for o in node.operands)
+            if source not in inputs or index not in inputs:
+                raise _fail(node, "a take from a computed tensor or at computed indices; of inputs at an input's "
+                                  "indices is lowered so far")
+            shape, dim = inputs[str(source)].type.shape, node.attrs["dim"]
+            if any(a != b for k, (a, b) in enumerate(zip(shape, node.type.shape, strict=True)) if k != dim):
+                raise _fail(node, "an index smaller than the source along another axis than the one it picks along")
+            take = {"outer": math.prod(shape[:dim]), "length": shape[dim], "inner": math.prod(shape[dim + 1:]),
+                    "picks": node.type.shape[dim], "wrap": int(node.attrs["wrap"])}
+            slices[node.name] = _Slice(str(source), 0, 0, str(index), take)
+            added.append(Input(node.name, node.type, inputs[str(source)].kind, inputs[str(source)].target))
+            continue
         if node.op == "rows":
             table, index = node.operands
             if table not in inputs or index not in inputs:
@@ -357,6 +382,11 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
             raise _fail(node, f"a slice along axis {dim} of {list(shape)}: slices along the last axis, or along "
                               "the first that is longer than one, are lowered so far")
         added.append(Input(node.name, node.type, inputs[source].kind, inputs[source].target))
+    live = set(graph.outputs)
+    for node in reversed(nodes):  # what no output needs any more (a broadcast a take read through) goes
+        if node.name in live:
+            live |= {o for o in node.operands if isinstance(o, str)}
+    nodes = [n for n in nodes if n.name in live]
     used = {o for n in nodes for o in n.operands if isinstance(o, str)} | set(graph.outputs)
     kept = tuple(i for i in graph.inputs if i.name in used)
     inputs = {i.name: i for i in kept + tuple(added)}
@@ -413,19 +443,19 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
             if role != "full":
                 raise LoweringError(f"rows of {cut.source} gathered ({item.name}, {item.type}) are read other than "
                                     "as the kernel's rows")
-            role = "indexed"
+            role = "picked" if cut.take else "indexed"
         source = cut.source if cut else item.name
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
-        storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow",
-                   "indexed": "full"}.get(role, role)
+        storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow", "indexed": "full",
+                   "picked": "full"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
             gathers[name] = _gather(item.type.shape, space)
-        elif role == "indexed":
-            gathers[name] = {"index": f"in_{cut.index}"}
+        elif role in ("indexed", "picked"):
+            gathers[name] = {"index": f"in_{cut.index}", **(cut.take or {})}
         elif role == "table":
             gathers[name] = {**_gather(item.type.shape, space), "size": math.prod(item.type.shape)}
     for index in dict.fromkeys(cut.index for cut in slices.values() if cut.index):  # read by address only

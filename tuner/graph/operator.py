@@ -136,12 +136,18 @@ class GraphOperator(Operator):
         results = result if isinstance(result, (tuple, list)) else (result,)
         return {t.name: r.reshape(t.shape) for t, r in zip(self.lowered.outs, results, strict=True)}
 
+    def _declared(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The inputs as the forward declares them: int64 again where the kernel reads int32 (torch.gather and
+        take_along_dim take int64 indices only)."""
+        wide = {i.name for i in self.graph.inputs if i.type.dtype == "int64"}
+        return {k: v.to(torch.int64) if k in wide else v for k, v in inputs.items()}
+
     def reference(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The task's forward on CPU in float64 (every floating tensor, parameters included), or in float32 where
         it does not run in float64 (a forward that casts to float32 on the way mixes the two)."""
         failure = ""
         for wide_dtype in (torch.float64, torch.float32):
-            wide = {k: v.to(wide_dtype) if v.is_floating_point() else v for k, v in inputs.items()}
+            wide = {k: v.to(wide_dtype) if v.is_floating_point() else v for k, v in self._declared(inputs).items()}
             try:
                 with torch.no_grad():
                     module = self._module(wide, wide_dtype).to(wide_dtype)
@@ -154,7 +160,8 @@ class GraphOperator(Operator):
 
     def torch_native(self, inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         with torch.no_grad():
-            return self._outputs(self._module(inputs, None)(*self._arguments(inputs)))
+            declared = self._declared(inputs)
+            return self._outputs(self._module(declared, None)(*self._arguments(declared)))
 
     def compulsory_bytes(self, shape: tuple[int, ...], dtype: str) -> int:
         return sum(math.prod(t.shape) * DTYPE_BYTES[t.dtype] for t in self.lowered.ins + self.lowered.outs)
