@@ -46,7 +46,7 @@ def _placed(graph: Graph, rank: int) -> dict[str, tuple[int, ...]]:
     for node in reversed(graph.nodes):
         tensors = [o for o in node.operands if isinstance(o, str)]
         if node.op == "view" and tensors and _squeezed(types[tensors[0]].shape) == _squeezed(node.type.shape) \
-                and len(node.type.shape) <= rank:
+                and len(types[tensors[0]].shape) < len(node.type.shape) <= rank:
             shape = placed.get(node.name, (1,) * (rank - len(node.type.shape)) + tuple(node.type.shape))
             placed.setdefault(tensors[0], shape)
         elif OPS[node.op][0] == "pointwise" and node.name in placed:

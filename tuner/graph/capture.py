@@ -64,6 +64,11 @@ INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
 TAKE = "aten.gather.default"
+# pools: aten overload -> (mode, the position of each argument: kernel, stride, padding, dilation, ceil_mode,
+# count_include_pad, divisor_override; None where it has none)
+POOLS = {"aten.avg_pool2d.default": ("avg", (1, 2, 3, None, 4, 5, 6)), "aten.avg_pool3d.default": ("avg", (1, 2, 3,
+         None, 4, 5, 6)), "aten.max_pool2d_with_indices.default": ("max", (1, 2, 3, 4, 5, None, None)),
+         "aten.max_pool3d_with_indices.default": ("max", (1, 2, 3, 4, 5, None, None))}
 WRAP = "aten.remainder.Scalar"  # take_along_dim's index % length: a negative index counted from the end
 FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
@@ -340,6 +345,31 @@ def _take(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], wraps: dict[to
                 {"dim": dim, "wrap": wrap}, where, _origin(fx))
 
 
+def _pool(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
+    """avg_pool2d/3d and max_pool2d/3d_with_indices (its values; 1-d pools come as 2-d ones of a height of one) as
+    pool(x) with every argument spelled out."""
+    where = _where(fx)
+    mode, positions = POOLS[str(fx.target)]
+    defaults = ([], [], 0, 1, False, True, None)
+    values = [fx.args[p] if p is not None and p < len(fx.args) else d for p, d in zip(positions, defaults, strict=True)]
+    kernel = [int(k) for k in values[0]]
+    axes = len(kernel)
+
+    def per_axis(value: Any, default: list[int]) -> list[int]:
+        if isinstance(value, (list, tuple)) and value:
+            return [int(v) for v in value] * (axes if len(value) == 1 else 1)
+        return default if isinstance(value, (list, tuple)) else [int(value)] * axes
+
+    attrs = {"mode": mode, "kernel": kernel, "stride": per_axis(values[1], kernel), "padding": per_axis(values[2], [0] *
+             axes), "dilation": per_axis(values[3], [1] * axes), "ceil_mode": bool(values[4]),
+             "count_include_pad": bool(values[5]), "divisor": values[6]}
+    value = fx.meta["val"][0] if mode == "max" else fx.meta["val"]
+    if value.dtype not in _TORCH_DTYPES:
+        raise CaptureError(f"{fx.target} of {value.dtype} ({where}) is outside the kernel IR")
+    return Node("pool", (_operand(fx.args[0], names, where),), fx.name,
+                TensorType(tuple(int(d) for d in value.shape), _TORCH_DTYPES[value.dtype]), attrs, where, _origin(fx))
+
+
 def _flip_axis(fx: torch.fx.Node) -> int | None:
     dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
     rank = len(fx.args[0].meta["val"].shape)
@@ -399,6 +429,13 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
                 names[fx] = names[source]  # the flip back after a reversed scan
             else:
                 flips[fx] = (_operand(source, names, _where(fx)), axis)
+        elif fx.op == "call_function" and target in POOLS:
+            node = _pool(fx, names)
+            nodes.append(node)
+            if node.attrs["mode"] == "max":
+                tuples[fx] = {0: node.name}  # its values; the indices are outside the kernel IR
+            else:
+                names[fx] = node.name
         elif fx.op == "call_function" and target == WRAP and isinstance(fx.args[1], int):
             wraps[fx] = (_operand(fx.args[0], names, _where(fx)), int(fx.args[1]))
         elif fx.op == "call_function" and target == TAKE:
@@ -428,7 +465,11 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             else:
                 tuples[fx] = picks
         elif fx.op == "call_function" and fx.target is operator.getitem and fx.args[0] in tuples:
-            names[fx] = tuples[fx.args[0]][int(fx.args[1])]
+            picks = tuples[fx.args[0]]
+            if int(fx.args[1]) not in picks:
+                raise CaptureError(f"result {fx.args[1]} of {fx.args[0].target} ({_where(fx)}) is outside the kernel "
+                                   "IR (a max pool's indices)")
+            names[fx] = picks[int(fx.args[1])]
         elif fx.op == "call_function":
             names[fx] = fx.name
             nodes.append(_node(fx, names))

@@ -6,9 +6,10 @@ one IR operation (`op`, a name of `OPS`) over operands that are value names or P
 attributes and the type of the one value it makes. Types are static: a shape of ints and a dtype of `DTYPES`;
 broadcasting follows torch's rules and each node's type is the one torch computed when the graph was captured.
 
-The IR is deliberately small, and grows by family (issue 15): today pointwise operations, reductions, scans, rows
-gathered by an index (embedding, index_select) and the layout operations (a view to another shape of the same elements,
-a broadcast, a slice along one axis).
+The IR is deliberately small, and grows by family (issue 15): today pointwise operations, reductions, scans, windows
+(max and average pools), gathers (rows at an index: embedding, index_select; elements along an axis: gather,
+take_along_dim) and the layout operations (a view to another shape of the same elements, a broadcast, a slice along
+one axis).
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ OPS: dict[str, tuple[str, int]] = {
     # take(source, index): the source's elements along axis `dim` at each index (torch.gather, take_along_dim), the
     # result the index's shape; attrs: dim, wrap (a negative index counts from the end)
     "take": ("gather", 2),
+    # pool(x): max or average over windows of x's last len(kernel) axes; attrs: mode (max | avg), kernel, stride,
+    # padding, dilation, ceil_mode, count_include_pad, divisor (None: the window's count) -- the result's shape says
+    # how many windows
+    "pool": ("window", 1),
     # scans along one axis; attrs: dim, reverse (from the end of the axis back)
     "cumsum": ("scan", 1), "cumprod": ("scan", 1),
     # view(x): the same elements in the node's shape; expand(x): x broadcast to the node's shape

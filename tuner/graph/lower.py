@@ -66,8 +66,8 @@ class KernelTensor:
     name: str
     value: str
     dtype: str
-    role: str  # full | perrow | row | scalar | gather | table | indexed | picked | index; cols: full | percol | perred
-    # | scalar
+    role: str  # full | perrow | row | scalar | gather | table | indexed | picked | pooled | index; cols: full | percol
+    # | perred | scalar
     shape: tuple[int, ...]  # the GM tensor's (a slice's: the whole tensor it is cut from)
     outer: bool = True  # percol: one row per outer index (else one row for all of them)
     offset: int = 0  # a slice: its first element in the tensor
@@ -317,11 +317,12 @@ class _Slice:
     index: str = ""  # rows gathered: the input holding each row's index into the source's rows
     take: dict[str, int] | None = None  # elements taken along an axis: the source as outer x length x inner, the
     # index's length along the axis (picks), and wrap (a negative index counts from the end)
+    window: dict[str, object] | None = None  # a pool of the source: its spatial axes in and out and its arguments
 
     @property
     def by_rows(self) -> bool:
         """Read row by row: a slice of the last axis, or rows gathered by an index."""
-        return bool(self.pitch or self.index)
+        return bool(self.pitch or self.index or self.window)
 
 
 def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
@@ -341,6 +342,22 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
     slices: dict[str, _Slice] = {}
     added, nodes = [], []
     for node in graph.nodes:
+        if node.op == "pool":
+            source = node.operands[0]
+            while isinstance(source, str) and source in made and made[source].op == "view":  # the same elements
+                source = made[source].operands[0]
+            if source not in inputs:
+                raise _fail(node, "a pool of a computed value; pools of the kernel's inputs are lowered so far")
+            axes = len(node.attrs["kernel"])
+            shape = (inputs | made)[str(node.operands[0])].type.shape
+            window = {"mode": node.attrs["mode"], "in": list(shape[-axes:]), "out": list(node.type.shape[-axes:]),
+                      "plane": math.prod(shape[-axes:]),
+                      "strides": [math.prod(shape[len(shape) - axes + d + 1:]) for d in range(axes)],
+                      **{k: list(node.attrs[k]) for k in ("kernel", "stride", "padding", "dilation")},
+                      "include": int(node.attrs["count_include_pad"]), "divisor": int(node.attrs["divisor"] or 0)}
+            slices[node.name] = _Slice(str(source), 0, 0, window=window)
+            added.append(Input(node.name, node.type, inputs[str(source)].kind, inputs[str(source)].target))
+            continue
         if node.op == "take":
             source, index = (read(o) for o in node.operands)
             if source not in inputs or index not in inputs:
@@ -439,23 +456,25 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
         if cut is not None and cut.by_rows and (layout != "rows" or role not in ("full", "row")):
             raise LoweringError(f"input {cut.source} is sliced along its last axis or gathered by rows ({item.name}, "
                                 f"{item.type}) where the kernel reads it other than row by row")
-        if cut is not None and cut.index:
+        if cut is not None and (cut.index or cut.window):
             if role != "full":
                 raise LoweringError(f"rows of {cut.source} gathered ({item.name}, {item.type}) are read other than "
                                     "as the kernel's rows")
-            role = "picked" if cut.take else "indexed"
+            role = "pooled" if cut.window else "picked" if cut.take else "indexed"
         source = cut.source if cut else item.name
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
         storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow", "indexed": "full",
-                   "picked": "full"}.get(role, role)
+                   "picked": "full", "pooled": "full"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
             gathers[name] = _gather(item.type.shape, space)
         elif role in ("indexed", "picked"):
             gathers[name] = {"index": f"in_{cut.index}", **(cut.take or {})}
+        elif role == "pooled":
+            gathers[name] = dict(cut.window or {})
         elif role == "table":
             gathers[name] = {**_gather(item.type.shape, space), "size": math.prod(item.type.shape)}
     for index in dict.fromkeys(cut.index for cut in slices.values() if cut.index):  # read by address only
