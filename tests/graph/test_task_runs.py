@@ -84,6 +84,8 @@ TASKS = [
      "torch.randn(2, 5, 40, dtype=torch.float16)", ""),
     ("avg_pool_3d_ceil", "x: F.avg_pool3d(x, 2, stride=2, padding=1, ceil_mode=True)", "torch.randn(1, 2, 5, 6, 7)",
      ""),
+    ("resample_bilinear_nearest", "x: F.interpolate(x, size=(9, 13), mode='bilinear', align_corners=False) "
+     "- F.interpolate(x, scale_factor=(1.8, 2.2), mode='nearest')", "torch.randn(2, 3, 5, 6)", ""),
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),

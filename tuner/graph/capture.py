@@ -64,6 +64,7 @@ INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
 TAKE = "aten.gather.default"
+RESAMPLES = {"aten.upsample_nearest2d.vec": "nearest", "aten.upsample_bilinear2d.vec": "bilinear"}
 # pools: aten overload -> (mode, the position of each argument: kernel, stride, padding, dilation, ceil_mode,
 # count_include_pad, divisor_override; None where it has none)
 POOLS = {"aten.avg_pool2d.default": ("avg", (1, 2, 3, None, 4, 5, 6)), "aten.avg_pool3d.default": ("avg", (1, 2, 3,
@@ -370,6 +371,28 @@ def _pool(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
                 TensorType(tuple(int(d) for d in value.shape), _TORCH_DTYPES[value.dtype]), attrs, where, _origin(fx))
 
 
+def _resample(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
+    """upsample_nearest2d / upsample_bilinear2d (F.interpolate) as resample(x), with the scale per axis torch
+    computes: the inverse of a given scale factor, else the input's size over the result's (for align_corners, the
+    spans between the corner pixels)."""
+    where = _where(fx)
+    mode = RESAMPLES[str(fx.target)]
+    align = bool(fx.args[2]) if mode == "bilinear" and len(fx.args) > 2 else False
+    factors = fx.args[3 if mode == "bilinear" else 2] if len(fx.args) > (3 if mode == "bilinear" else 2) else None
+    result = _type(fx, f"the result of {fx.target}")
+    sizes = tuple(int(d) for d in fx.args[0].meta["val"].shape[-2:])
+    scales = []
+    for axis in range(2):
+        into, out = sizes[axis], result.shape[-2 + axis]
+        if align:
+            scales.append((into - 1) / (out - 1) if out > 1 else 0.0)
+        else:
+            scales.append(1.0 / float(factors[axis]) if factors else into / out)
+    return Node("resample", (_operand(fx.args[0], names, where),), fx.name, result,
+                {"mode": mode, "align_corners": align, "scales": [float(torch.tensor(s, dtype=torch.float32))
+                                                                  for s in scales]}, where, _origin(fx))
+
+
 def _flip_axis(fx: torch.fx.Node) -> int | None:
     dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
     rank = len(fx.args[0].meta["val"].shape)
@@ -429,6 +452,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
                 names[fx] = names[source]  # the flip back after a reversed scan
             else:
                 flips[fx] = (_operand(source, names, _where(fx)), axis)
+        elif fx.op == "call_function" and target in RESAMPLES:
+            names[fx] = fx.name
+            nodes.append(_resample(fx, names))
         elif fx.op == "call_function" and target in POOLS:
             node = _pool(fx, names)
             nodes.append(node)

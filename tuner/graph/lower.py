@@ -342,19 +342,23 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
     slices: dict[str, _Slice] = {}
     added, nodes = [], []
     for node in graph.nodes:
-        if node.op == "pool":
+        if node.op in ("pool", "resample"):
             source = node.operands[0]
             while isinstance(source, str) and source in made and made[source].op == "view":  # the same elements
                 source = made[source].operands[0]
             if source not in inputs:
                 raise _fail(node, "a pool of a computed value; pools of the kernel's inputs are lowered so far")
-            axes = len(node.attrs["kernel"])
+            axes = len(node.attrs["kernel"]) if node.op == "pool" else 2
             shape = (inputs | made)[str(node.operands[0])].type.shape
             window = {"mode": node.attrs["mode"], "in": list(shape[-axes:]), "out": list(node.type.shape[-axes:]),
                       "plane": math.prod(shape[-axes:]),
-                      "strides": [math.prod(shape[len(shape) - axes + d + 1:]) for d in range(axes)],
-                      **{k: list(node.attrs[k]) for k in ("kernel", "stride", "padding", "dilation")},
-                      "include": int(node.attrs["count_include_pad"]), "divisor": int(node.attrs["divisor"] or 0)}
+                      "strides": [math.prod(shape[len(shape) - axes + d + 1:]) for d in range(axes)]}
+            if node.op == "pool":
+                window |= {**{k: list(node.attrs[k]) for k in ("kernel", "stride", "padding", "dilation")},
+                           "include": int(node.attrs["count_include_pad"]), "divisor": int(node.attrs["divisor"] or 0)}
+            else:
+                window |= {"scales": [_literal(s) for s in node.attrs["scales"]],
+                           "align": int(node.attrs["align_corners"])}
             slices[node.name] = _Slice(str(source), 0, 0, window=window)
             added.append(Input(node.name, node.type, inputs[str(source)].kind, inputs[str(source)].target))
             continue
