@@ -64,6 +64,7 @@ INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
 TAKE = "aten.gather.default"
+SCATTERS = {"aten.index_add.default": True, "aten.scatter_add.default": False}  # -> by rows
 RESAMPLES = {"aten.upsample_nearest2d.vec": "nearest", "aten.upsample_bilinear2d.vec": "bilinear"}
 # pools: aten overload -> (mode, the position of each argument: kernel, stride, padding, dilation, ceil_mode,
 # count_include_pad, divisor_override; None where it has none)
@@ -75,7 +76,7 @@ FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 _aten = torch.ops.aten
 # operations the IR holds whole, which core aten would otherwise decompose (a scan into slices and additions)
-KEPT = (_aten.cumsum.default, _aten.cumprod.default)
+KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default)
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
               _aten._native_batch_norm_legit_no_training, _aten._native_batch_norm_legit,
@@ -393,6 +394,18 @@ def _resample(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
                                                                   for s in scales]}, where, _origin(fx))
 
 
+def _scatter(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
+    """index_add(base, 0, index, source, alpha) and scatter_add(base, 0, index, source) as scatter_add."""
+    where = _where(fx)
+    base, dim, index, source = fx.args[:4]
+    if int(dim) % len(base.meta["val"].shape) != 0:
+        raise CaptureError(f"{fx.target} along axis {dim} ({where}) is outside the kernel IR (along the first)")
+    alpha = fx.args[4] if len(fx.args) > 4 else fx.kwargs.get("alpha", 1)
+    return Node("scatter_add", tuple(_operand(a, names, where) for a in (base, index, source)), fx.name,
+                _type(fx, f"the result of {fx.target}"), {"alpha": alpha, "by_rows": SCATTERS[str(fx.target)]}, where,
+                _origin(fx))
+
+
 def _flip_axis(fx: torch.fx.Node) -> int | None:
     dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
     rank = len(fx.args[0].meta["val"].shape)
@@ -452,6 +465,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
                 names[fx] = names[source]  # the flip back after a reversed scan
             else:
                 flips[fx] = (_operand(source, names, _where(fx)), axis)
+        elif fx.op == "call_function" and target in SCATTERS:
+            names[fx] = fx.name
+            nodes.append(_scatter(fx, names))
         elif fx.op == "call_function" and target in RESAMPLES:
             names[fx] = fx.name
             nodes.append(_resample(fx, names))

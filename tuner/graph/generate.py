@@ -69,7 +69,7 @@ def _ub_expression(lowered: Lowered) -> str:
     per_row_in, per_row_out = "align_up(tile_rows, 32)", "tile_rows * stat"
     terms, buffers = [], 0
     for t in lowered.ins:
-        if t.role in ("full", "gather", "perrow", "percol", "perred", "indexed", "picked", "pooled"):
+        if t.role in ("full", "gather", "perrow", "percol", "perred", "indexed", "picked", "pooled", "scattered"):
             slot = {"perrow": per_row_in, "percol": stride, "perred": "align_up(red, 32)"}.get(t.role, tile)
             terms.append(f"buffer_num * {slot} * {_bytes(t)}")
             buffers += 1

@@ -52,6 +52,10 @@ OPS: dict[str, tuple[str, int]] = {
     # take(source, index): the source's elements along axis `dim` at each index (torch.gather, take_along_dim), the
     # result the index's shape; attrs: dim, wrap (a negative index counts from the end)
     "take": ("gather", 2),
+    # scatter_add(base, index, source): base plus alpha times each source row (index_add: `by_rows`, one index per
+    # row) or element (scatter_add: an index per element) added at its index along the first axis; attrs: alpha,
+    # by_rows
+    "scatter_add": ("gather", 3),
     # pool(x): max or average over windows of x's last len(kernel) axes; attrs: mode (max | avg), kernel, stride,
     # padding, dilation, ceil_mode, count_include_pad, divisor (None: the window's count) -- the result's shape says
     # how many windows

@@ -66,8 +66,8 @@ class KernelTensor:
     name: str
     value: str
     dtype: str
-    role: str  # full | perrow | row | scalar | gather | table | indexed | picked | pooled | index; cols: full | percol
-    # | perred | scalar
+    role: str  # full | perrow | row | scalar | gather | table | indexed | picked | pooled | scattered | index; cols:
+    # full | percol | perred | scalar
     shape: tuple[int, ...]  # the GM tensor's (a slice's: the whole tensor it is cut from)
     outer: bool = True  # percol: one row per outer index (else one row for all of them)
     offset: int = 0  # a slice: its first element in the tensor
@@ -318,11 +318,13 @@ class _Slice:
     take: dict[str, int] | None = None  # elements taken along an axis: the source as outer x length x inner, the
     # index's length along the axis (picks), and wrap (a negative index counts from the end)
     window: dict[str, object] | None = None  # a pool of the source: its spatial axes in and out and its arguments
+    scatter: dict[str, int] | None = None  # sums of source rows (or elements) at their index: the source's rows and
+    # whether an index is per row
 
     @property
     def by_rows(self) -> bool:
         """Read row by row: a slice of the last axis, or rows gathered by an index."""
-        return bool(self.pitch or self.index or self.window)
+        return bool(self.pitch or self.index or self.window or self.scatter)
 
 
 def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
@@ -342,6 +344,22 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
     slices: dict[str, _Slice] = {}
     added, nodes = [], []
     for node in graph.nodes:
+        if node.op == "scatter_add":
+            base, index, source = node.operands
+            if read(index) not in inputs or read(source) not in inputs:
+                raise _fail(node, "a scatter of a computed source or at computed indices")
+            shape = inputs[str(read(source))].type.shape
+            if len(node.type.shape) != 2 or (not node.attrs["by_rows"] and
+                                             inputs[str(read(index))].type.shape != shape):
+                raise _fail(node, "a scatter into other than a matrix, or with fewer indices than source elements")
+            sums = f"{node.name}_sums"
+            slices[sums] = _Slice(str(read(source)), 0, 0, str(read(index)),
+                                  scatter={"rows": shape[0], "by_rows": int(node.attrs["by_rows"])})
+            added.append(Input(sums, node.type, inputs[str(read(source))].kind, inputs[str(read(source))].target))
+            scaled = f"{node.name}_scaled"
+            nodes.append(Node("mul", (sums, node.attrs["alpha"]), scaled, node.type, {}, node.source, node.origin))
+            nodes.append(Node("add", (base, scaled), node.name, node.type, {}, node.source, node.origin))
+            continue
         if node.op in ("pool", "resample"):
             source = node.operands[0]
             while isinstance(source, str) and source in made and made[source].op == "view":  # the same elements
@@ -464,19 +482,19 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
             if role != "full":
                 raise LoweringError(f"rows of {cut.source} gathered ({item.name}, {item.type}) are read other than "
                                     "as the kernel's rows")
-            role = "pooled" if cut.window else "picked" if cut.take else "indexed"
+            role = "scattered" if cut.scatter else "pooled" if cut.window else "picked" if cut.take else "indexed"
         source = cut.source if cut else item.name
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
         storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow", "indexed": "full",
-                   "picked": "full", "pooled": "full"}.get(role, role)
+                   "picked": "full", "pooled": "full", "scattered": "full"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
             gathers[name] = _gather(item.type.shape, space)
-        elif role in ("indexed", "picked"):
-            gathers[name] = {"index": f"in_{cut.index}", **(cut.take or {})}
+        elif role in ("indexed", "picked", "scattered"):
+            gathers[name] = {"index": f"in_{cut.index}", **(cut.take or cut.scatter or {})}
         elif role == "pooled":
             gathers[name] = dict(cut.window or {})
         elif role == "table":
