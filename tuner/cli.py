@@ -277,6 +277,7 @@ def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str 
     from tuner.backends import choose_backend, time_source
     from tuner.console import progress_bar
     from tuner.ops.base import parse_shape
+    from tuner.search.config import task_target
     from tuner.search.loop import Interrupted, RunConfig, make_optimizer
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -289,14 +290,9 @@ def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str 
                 raise UsageError(f"--option '{spec}': expected NAME=VALUE")
             options[name.strip()] = value.strip()
         choice = choose_backend(backend, _soc(soc).name if soc else None)
-        path, _, function = op.partition(".py:") if ".py:" in op else (op.removesuffix(".py"), "", "")
-        task = Path(path + ".py") if op.endswith(".py") or function else None
-        if task_inputs and not function:
-            raise UsageError("--inputs describes a function's arguments: give OP as PATH.py:FUNCTION")
-        if function and not task_inputs:
-            raise UsageError(f"{op}: a function needs --inputs, e.g. --inputs 'x=float16[4096,4096]'")
+        task, function = task_target(op, task_inputs)
         config = RunConfig(op=op, shape=parse_shape(shape), dtype=dtype, soc=choice.soc, backend=choice.backend,
-                           task=task, function=function or None, inputs=task_inputs,
+                           task=task, function=function, inputs=task_inputs,
                            workers=workers, profile=profile, budget=budget, sampler=sampler, seed=seed, jobs=jobs,
                            time_limit_s=time_limit, storage=storage,
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
@@ -405,63 +401,94 @@ def export(run: str, dest: Path, trial: str | None, storage: str | None, runs_di
 
 
 @main.command()
-@click.option("--ops", "ops_list", help="Comma-separated operators to run (default: every case of the suite).")
-@click.option("--budget", default=40, show_default=True, type=int, help="Measured trials per case.")
+@click.option("--ops", "ops_list",
+              help="Comma-separated operators to run (default: every case of the suite); with a suite directory, "
+                   "tasks (file names without .py).")
+@click.option("--budget", type=int, help="Measured trials per case [default: 40; 20 per task of a suite directory].")
 @click.option("--soc", default="Ascend910B2", show_default=True, help="SoC to tune for.")
 @click.option("--backend", default="sim", show_default=True, help="sim (CPU simulator) or npu.")
 @click.option("--jobs", default=2, show_default=True, type=int, help="Candidates built and run in parallel.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the samplers.")
-@click.option("--suite", type=click.Path(path_type=Path, dir_okay=False),
-              help="A suite file of your own (default: the packaged tuner/data/bench_suite.yaml).")
+@click.option("--suite", type=click.Path(path_type=Path),
+              help="A suite file of your own (default: the packaged tuner/data/bench_suite.yaml), or a directory of "
+                   "task files (KernelBench format, every *.py): each tuned as `tuner optimize PATH.py` tunes it and "
+                   "compared with its first draft and its eager-equivalent.")
 @click.option("--storage", help=_STORAGE_HELP)
-@click.option("--runs-dir", default="runs/bench", show_default=True, type=click.Path(path_type=Path),
-              help="Where the bench's runs are kept; re-running resumes them (delete it to start afresh).")
+@click.option("--runs-dir", type=click.Path(path_type=Path),
+              help="Where the bench's runs are kept [default: runs/bench; for a suite directory runs, where "
+                   "`tuner optimize` puts them]; re-running resumes them (delete them to start afresh).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout and nothing else.")
 @click.option("--report", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the table as Markdown: a new file, or the generated section of an existing one.")
-def bench(ops_list: str | None, budget: int, soc: str, backend: str, jobs: int, seed: int, suite: Path | None,
-          storage: str | None, runs_dir: Path, as_json: bool, report: Path | None) -> None:
-    """Tune the fixed suite of operator cases; report success rate and geometric-mean speedup."""
+def bench(ops_list: str | None, budget: int | None, soc: str, backend: str, jobs: int, seed: int, suite: Path | None,
+          storage: str | None, runs_dir: Path | None, as_json: bool, report: Path | None) -> None:
+    """Tune the fixed suite of operator cases, or every task of a directory; report the success rate and the
+    geometric-mean speedups (over the expert baselines; over the first drafts and the eager-equivalent)."""
     import optuna
     from rich.console import Console
 
-    from tuner.console import bench_table, progress_bar
+    from tuner.console import bench_table, progress_bar, task_bench_table
     from tuner.search import bench as suite_bench
+    from tuner.search import task_bench
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     err = _stderr_console()
+    names = [name.strip() for name in (ops_list or "").split(",") if name.strip()]
+    tasks = suite is not None and suite.is_dir()
+    markers = (task_bench.TASK_REPORT_BEGIN, task_bench.TASK_REPORT_END) if tasks else \
+        (suite_bench.REPORT_BEGIN, suite_bench.REPORT_END)
 
     def load():
-        if budget < 1:
+        if report is not None:
+            suite_bench.check_report(report, *markers)
+        if tasks:
+            return task_bench.TaskBenchConfig(
+                suite=suite, files=task_bench.task_files(suite, names),
+                budget=task_bench.DEFAULT_TASK_BUDGET if budget is None else budget, soc=soc, backend=backend,
+                jobs=jobs, seed=seed, storage=storage, runs_dir=runs_dir or Path("runs"))
+        if budget is not None and budget < 1:
             raise UsageError("--budget must be at least 1")
         if suite is not None and not suite.is_file():
-            raise UsageError(f"no suite file {suite}")
-        cases = suite_bench.load_suite(suite.read_text() if suite else None)
-        names = [name.strip() for name in (ops_list or "").split(",") if name.strip()]
-        return suite_bench.select(cases, names)
+            raise UsageError(f"no suite file or directory {suite}")
+        cases = suite_bench.select(suite_bench.load_suite(suite.read_text() if suite else None), names)
+        return suite_bench.BenchConfig(cases=cases, budget=budget or suite_bench.DEFAULT_BUDGET, soc=soc,
+                                       backend=backend, jobs=jobs, seed=seed, storage=storage,
+                                       runs_dir=runs_dir or suite_bench.BENCH_RUNS_DIR)
 
-    cases = _run_guarded(load)
-    config = suite_bench.BenchConfig(cases=cases, budget=budget, soc=soc, backend=backend, jobs=jobs, seed=seed,
-                                     storage=storage, runs_dir=runs_dir)
-    position = iter(range(1, len(cases) + 1))
+    config = _run_guarded(load)
+    count = len(config.files) if tasks else len(config.cases)
+    position = iter(range(1, count + 1))
 
-    def progress(case):
-        return progress_bar(err, budget, label=f"[{next(position)}/{len(cases)}] {case.label}")
+    def progress(item):
+        label = item.stem if tasks else item.label
+        return progress_bar(err, config.budget, label=f"[{next(position)}/{count}] {label}")
 
     def done(result) -> None:
-        verdict = f"{result.speedup:.2f}x" if result.speedup else ("correct" if result.correct else result.why_not)
-        err.print(f"  {result.case.label}: {verdict} ({result.trials} trials, {result.seconds:.0f} s)",
-                  highlight=False)
+        if tasks:
+            draft = f"{result.speedup:.2f}x over the draft" if result.speedup else "no first draft"
+            eager = f"{result.speedup_vs_eager:.2f}x over eager" if result.speedup_vs_eager else \
+                f"eager: {result.eager_why_not}"
+            verdict = f"{draft}, {eager}" if result.correct else result.why_not
+            label = result.task
+        else:
+            verdict = f"{result.speedup:.2f}x" if result.speedup else ("correct" if result.correct else result.why_not)
+            label = result.case.label
+        err.print(f"  {label}: {verdict} ({result.trials} trials, {result.seconds:.0f} s)", highlight=False,
+                  markup=False)
 
-    result = _run_guarded(lambda: suite_bench.run_bench(config, progress, done))
+    run = task_bench.run_task_bench if tasks else suite_bench.run_bench
+    result = _run_guarded(lambda: run(config, progress, done))
     if report is not None:
-        command = " ".join(["tuner bench", *([f"--ops {ops_list}"] if ops_list else []), f"--budget {budget}",
+        command = " ".join(["tuner bench", *([f"--suite {suite}"] if tasks else []),
+                            *([f"--ops {ops_list}"] if ops_list else []), f"--budget {config.budget}",
                             f"--soc {result.soc}", f"--report {report}"])
-        _run_guarded(lambda: suite_bench.write_report(report, suite_bench.markdown_report(result, command)))
+        section = task_bench.task_markdown_report(result, command) if tasks else \
+            suite_bench.markdown_report(result, command)
+        _run_guarded(lambda: suite_bench.write_report(report, section, *markers))
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
-        Console().print(bench_table(result))
+        Console().print(task_bench_table(result) if tasks else bench_table(result))
     if result.interrupted:
         sys.exit(EXIT_INTERRUPTED)
 

@@ -14,6 +14,7 @@ from tuner.search.bench import BenchResult
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.loop import Progress as LoopProgress
 from tuner.search.report import RunSummary
+from tuner.search.task_bench import TaskBenchResult
 
 
 def _us(value: float | None) -> str:
@@ -153,6 +154,39 @@ def bench_table(result: BenchResult) -> Table:
              f"speedup {geomean} over the expert baselines; times {result.time_source}"]
     if result.interrupted:
         lines.append(f"interrupted after {len(result.cases)} of {result.planned} cases")
+    lines += [f"({n}) {escape(note)}" for n, note in enumerate(notes, 1)]
+    table.caption = "\n".join(lines)
+    table.caption_justify = "left"
+    return table
+
+
+def task_bench_table(result: TaskBenchResult) -> Table:
+    """A suite directory's tasks, then the headline numbers, with where the times came from and why tasks failed or
+    have no eager-equivalent."""
+    table = Table(title=f"tuner bench --suite {result.suite} on {result.soc} ({result.backend}), "
+                        f"budget {result.budget}", title_justify="left")
+    for column in ("task", "correct", "first draft", "tuned", "speedup", "eager kernels", "eager", "vs eager",
+                   "trials", "s"):
+        table.add_column(column, justify="left" if column in ("task", "correct") else "right")
+    notes = []
+    for t in result.tasks:
+        correct, eager = "yes", _us(t.eager_us)
+        if not t.correct:
+            notes.append(f"{t.task}: {t.why_not}")
+            correct = f"[red]no ({len(notes)})[/red]"
+        if t.eager is not None and t.eager_why_not:
+            notes.append(f"{t.task}: no eager-equivalent: {t.eager_why_not}")
+            eager = f"- ({len(notes)})"
+        table.add_row(escape(t.task), correct, _us(t.first_draft_us), _us(t.tuned_us),
+                      f"{t.speedup:.2f}x" if t.speedup else "-", str(t.eager_kernels or "-"), eager,
+                      f"{t.speedup_vs_eager:.2f}x" if t.speedup_vs_eager else "-", str(t.trials), f"{t.seconds:.0f}")
+    draft = f"{result.geomean_speedup:.2f}x" if result.geomean_speedup is not None else "-"
+    eager = f"{result.geomean_speedup_vs_eager:.2f}x" if result.geomean_speedup_vs_eager is not None else "-"
+    lines = [f"success rate {result.correct}/{len(result.tasks)} ({100 * result.success_rate:.0f}%), geometric-mean "
+             f"speedup {draft} over the first drafts, {eager} over the eager-equivalent on {len(result.vs_eager)} "
+             f"multi-op tasks; times {result.time_source}; at most {result.max_seconds:.0f} s a task"]
+    if result.interrupted:
+        lines.append(f"interrupted after {len(result.tasks)} of {result.planned} tasks")
     lines += [f"({n}) {escape(note)}" for n, note in enumerate(notes, 1)]
     table.caption = "\n".join(lines)
     table.caption_justify = "left"

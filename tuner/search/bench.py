@@ -84,6 +84,11 @@ def select(cases: list[BenchCase], ops: list[str] | None) -> list[BenchCase]:
     return [case for case in cases if case.op in wanted]
 
 
+def geomean(values: list[float]) -> float | None:
+    """The geometric mean of positive numbers; None for none."""
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
 @dataclass
 class CaseResult:
     """What one case gave: correct or why not, baseline and best with their knobs, speedup, roofline share."""
@@ -139,8 +144,7 @@ class BenchResult:
     @property
     def geomean_speedup(self) -> float | None:
         """Geometric mean of best-over-baseline speedups, over the cases with a correct baseline and best."""
-        speedups = [c.speedup for c in self.cases if c.speedup is not None]
-        return math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else None
+        return geomean([c.speedup for c in self.cases if c.speedup is not None])
 
     @property
     def seconds(self) -> float:
@@ -156,7 +160,8 @@ class BenchResult:
         }
 
 
-def _why_not(summary: RunSummary) -> str:
+def why_no_kernel(summary: RunSummary) -> str:
+    """Why a run ended without a correct kernel (the trials and their error classes); "" when it has one."""
     if summary.best is not None:
         return ""
     if summary.errors:
@@ -168,7 +173,7 @@ def _why_not(summary: RunSummary) -> str:
 def _from_summary(case: BenchCase, summary: RunSummary, seconds: float, resumed: bool) -> CaseResult:
     base, best = summary.baseline, summary.best
     return CaseResult(
-        case=case, run=summary.run, correct=best is not None, why_not=_why_not(summary),
+        case=case, run=summary.run, correct=best is not None, why_not=why_no_kernel(summary),
         baseline_us=summary.baseline_us, baseline_knobs=dict(base.params) if base else None,
         best_us=summary.best_us, best_variant=best.variant if best else None,
         best_knobs=dict(best.params) if best else None, roofline_pct=summary.roofline_pct,
@@ -211,14 +216,14 @@ def run_case(config: BenchConfig, case: BenchCase,
     except (UnsupportedShapeError, TemplateError, SpaceError, MemoryLimitError) as exc:
         return CaseResult(case, run_config.run_name, False, f"refused: {exc}", None, None, None, None, None, None,
                           0, time.monotonic() - started, False)
-    seconds = _add_seconds(config, summary.run, time.monotonic() - started)
+    seconds = add_seconds(config.storage, config.runs_dir, summary.run, time.monotonic() - started)
     return _from_summary(case, summary, seconds, summary.already_finished)
 
 
-def _add_seconds(config: BenchConfig, run: str, seconds: float) -> float:
-    """Wall seconds spent tuning the case over every bench invocation, kept on the run's first study, so a
-    resumed bench reports what the case cost rather than the moment it took to read it back."""
-    storage, _ = open_storage(config.storage, config.runs_dir)
+def add_seconds(storage_url: str | None, runs_dir: Path, run: str, seconds: float) -> float:
+    """Wall seconds spent tuning a run over every bench invocation, kept on the run's first study, so a resumed
+    bench reports what the run cost rather than the moment it took to read it back."""
+    storage, _ = open_storage(storage_url, runs_dir)
     infos = run_studies(storage, run).get(run, [])
     if not infos:
         return seconds
@@ -258,7 +263,8 @@ def run_bench(config: BenchConfig, progress: ProgressFactory | None = None,
     return result
 
 
-def _num(value: float | None, fmt: str) -> str:
+def cell(value: float | None, fmt: str) -> str:
+    """A table cell: the number in `fmt`, or "-" for none."""
     return format(value, fmt) if value is not None else "-"
 
 
@@ -274,9 +280,9 @@ def markdown_table(result: BenchResult) -> str:
         opts = "".join(f" {k}={v}" for k, v in sorted(c.case.options.items()))
         correct = "yes" if c.correct else f"no: {c.why_not}"
         lines.append(f"| {c.case.op}{opts} | {shape_text(c.case.shape)} | {c.case.dtype} | {correct} | "
-                     f"{_num(c.baseline_us, '.2f')} | {_num(c.best_us, '.2f')} | {_num(c.speedup, '.2f')} | "
-                     f"{_num(c.roofline_pct, '.1f')} | {c.trials} | {c.seconds:.0f} |")
-    geomean = _num(result.geomean_speedup, ".2f")
+                     f"{cell(c.baseline_us, '.2f')} | {cell(c.best_us, '.2f')} | {cell(c.speedup, '.2f')} | "
+                     f"{cell(c.roofline_pct, '.1f')} | {c.trials} | {c.seconds:.0f} |")
+    geomean = cell(result.geomean_speedup, ".2f")
     correct = sum(c.correct for c in result.cases)
     lines += ["", f"**Success rate {correct}/{len(result.cases)} ({100 * result.success_rate:.0f}%), geometric-mean "
                   f"speedup {geomean}x over the expert baselines** ({result.time_source}; "
@@ -298,16 +304,25 @@ def markdown_report(result: BenchResult, command: str) -> str:
                       REPORT_END])
 
 
-def write_report(path: Path, section: str) -> None:
-    """Write `section` to `path`: replace the generated section of an existing file, or create the file; a
-    file without the markers is not overwritten."""
+def _section(begin: str, end: str) -> re.Pattern[str]:
+    return re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+
+
+def check_report(path: Path, begin: str = REPORT_BEGIN, end: str = REPORT_END) -> None:
+    """UsageError unless `path` is a new file or one with a generated section between `begin` and `end` (checked
+    before a bench runs, so a long bench never ends unable to write its report)."""
+    if path.exists() and not _section(begin, end).search(path.read_text()):
+        raise UsageError(f"{path} exists and has no generated bench section ({begin!r} ... {end!r}); not "
+                         "overwriting it")
+
+
+def write_report(path: Path, section: str, begin: str = REPORT_BEGIN, end: str = REPORT_END) -> None:
+    """Write `section` (which starts with `begin` and ends with `end`) to `path`: replace the generated section
+    between those markers in an existing file, or create the file; a file without the markers is not
+    overwritten."""
     if not path.exists():
         path.write_text(f"# tuner bench\n\n{section}\n")
         return
-    text = path.read_text()
-    pattern = re.compile(re.escape(REPORT_BEGIN) + r".*?" + re.escape(REPORT_END), re.S)
-    if not pattern.search(text):
-        raise UsageError(f"{path} exists and has no generated bench section ({REPORT_BEGIN!r} ... "
-                         f"{REPORT_END!r}); not overwriting it")
-    path.write_text(pattern.sub(lambda _: section, text, count=1))
+    check_report(path, begin, end)
+    path.write_text(_section(begin, end).sub(lambda _: section, path.read_text(), count=1))
 

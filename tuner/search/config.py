@@ -23,7 +23,7 @@ from tuner.search.scheduler import PATIENCE_ASKS
 from tuner.search.storage import DEFAULT_RUNS_DIR
 from tuner.space.spaces import PROJECT_ROOT
 
-__all__ = ["RunConfig", "run_memory_bytes", "run_operator", "task_operator"]
+__all__ = ["RunConfig", "run_memory_bytes", "run_operator", "task_operator", "task_target"]
 
 # A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
@@ -159,6 +159,17 @@ def run_operator(attrs: Mapping[str, Any]) -> tuple[Operator, Path]:
                            task.get("name"))
         return op.with_options(attrs.get("options", {})), Path(task["project"])
     return get_operator(attrs["op"]).with_options(attrs.get("options", {})), PROJECT_ROOT
+
+
+def task_target(op: str, inputs: str | None) -> tuple[Path | None, str | None]:
+    """What OP names on the command line: a task file (`PATH.py`), a function of a file (`PATH.py:FUNCTION`, whose
+    arguments `inputs` describes), or a packaged operator (None, None); UsageError when OP and `inputs` disagree."""
+    path, _, function = op.partition(".py:") if ".py:" in op else (op.removesuffix(".py"), "", "")
+    if inputs and not function:
+        raise UsageError("--inputs describes a function's arguments: give OP as PATH.py:FUNCTION")
+    if function and not inputs:
+        raise UsageError(f"{op}: a function needs --inputs, e.g. --inputs 'x=float16[4096,4096]'")
+    return (Path(path + ".py") if op.endswith(".py") or function else None), function or None
 
 
 def task_operator(path: Path, function: str | None, inputs: str | None, name: str | None = None) -> GraphOperator:
