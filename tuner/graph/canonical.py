@@ -125,7 +125,7 @@ def _groups(space: tuple[int, ...], shapes: list[tuple[int, ...]], reduced: froz
 def canonical(graph: Graph, space: tuple[int, ...], last_alone: bool = False) -> tuple[Graph, tuple[int, ...]]:
     """The graph over its coalesced space, and that space (the graph and `space` as they are where the values do not
     align); `last_alone`: the last axis stays an axis of its own (an input is read as rows of it)."""
-    found = _aligned(graph, space)
+    found = _aligned(graph, space) if space else None  # a graph of single values has nothing to coalesce
     if found is None or any(n.op == "expand" and n.name in graph.outputs for n in graph.nodes):
         return graph, space
     aligned, reduced = found

@@ -88,14 +88,16 @@ class Expected:
     def of(cls, ref: torch.Tensor, dtype: str, rtol: float | None = None,
            slack: torch.Tensor | None = None) -> Expected:
         """`slack`: an error allowed on top of the tolerance, per element (PyTorch's own, where an operator's
-        arithmetic rounds to its dtype on the way)."""
+        arithmetic rounds to its dtype on the way). An infinite or NaN reference element is matched exactly."""
         rtol = RTOL[dtype] if rtol is None else rtol
         magnitude = ref.abs()
-        scale = float(magnitude.max()) if ref.numel() else 0.0
+        finite = torch.isfinite(ref)
+        scale = float(magnitude[finite].max()) if bool(finite.any()) else 0.0
         atol = max(rtol * 1e-2 * scale, TINY[dtype])
         varies = ref.numel() > 1 and float(ref.max()) != float(ref.min())
         allowed = atol + rtol * magnitude + (slack if slack is not None else 0.0)
-        return cls(ref.to(torch.float32), (1.0 / allowed).to(torch.float32), rtol, atol, varies)
+        inverse = torch.where(finite & torch.isfinite(allowed), 1.0 / allowed, 1.0 / atol)
+        return cls(ref.to(torch.float32), inverse.to(torch.float32), rtol, atol, varies)
 
 
 def _first(mask: torch.Tensor) -> tuple[int, ...]:
@@ -110,11 +112,13 @@ def compare(name: str, got: torch.Tensor, expected: Expected) -> Check:
     if got.numel() == 0:
         return Check(True, 0.0, 0.0)
     got32 = got.to(torch.float32)
-    err = (got32 - expected.ref32).abs_()
+    same = (got32 == expected.ref32) | (torch.isnan(got32) & torch.isnan(expected.ref32))  # infinities, NaN
+    err = (got32 - expected.ref32).abs_().masked_fill_(same, 0.0)
     max_abs = float(err.max())  # NaN propagates through max
     if math.isnan(max_abs):
-        first = _first(torch.isnan(got32))
-        return Check(False, math.inf, math.inf, f"{name}: NaN at {first} (expected {float(expected.ref32[first]):.6g})")
+        first = _first(torch.isnan(err))
+        return Check(False, math.inf, math.inf, f"{name}: got {float(got32[first]):.6g} at {first}, expected "
+                                                f"{float(expected.ref32[first]):.6g}")
     ratio = err.mul_(expected.inverse_tolerance)
     max_ratio = float(ratio.max())
     if max_ratio > 1.0:

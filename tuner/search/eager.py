@@ -29,6 +29,7 @@ import torch
 from tuner.backends.base import Backend
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
+from tuner.graph.evaluate import evaluate_graph
 from tuner.graph.generate import write_project
 from tuner.graph.ir import OPS, Graph, Input, Node
 from tuner.graph.load import TORCH_DTYPES, Task
@@ -38,57 +39,10 @@ from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, Measurement, RunInputs
 from tuner.space.spaces import Knob, Variant, load_space, run_context
 
-__all__ = ["EVALUATIONS", "EagerKernel", "EagerTime", "KernelOperator", "KernelTime", "eager_kernels",
-           "evaluate_graph", "library_search", "time_eager"]
+__all__ = ["EagerKernel", "EagerTime", "KernelOperator", "KernelTime", "eager_kernels", "library_search", "time_eager"]
 
 DOUBLE_BUFFERED = {"buffer_num": 2}
 SEARCH = 2  # part of a kept time's key: change it when `library_search` changes what it finds
-Evaluation = Callable[[Node, list[torch.Tensor]], torch.Tensor]
-
-
-def _unary(fn: Callable[[torch.Tensor], torch.Tensor]) -> Evaluation:
-    return lambda node, args: fn(args[0])
-
-
-def _binary(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Evaluation:
-    return lambda node, args: fn(args[0], args[1])
-
-
-def _reduction(fn: Callable[..., torch.Tensor]) -> Evaluation:
-    return lambda node, args: fn(args[0], dim=node.attrs["dims"], keepdim=node.attrs["keepdim"])
-
-
-def _where(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
-    return torch.where(args[0] if args[0].dtype == torch.bool else args[0] != 0, args[1], args[2])
-
-
-def _slice(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
-    at = node.attrs
-    return args[0][(slice(None),) * at["dim"] + (slice(at["start"], at["stop"], at.get("step", 1)),)]
-
-
-# IR operation -> how torch computes it; the result is cast to the node's dtype (so a cast is the identity)
-EVALUATIONS: dict[str, Evaluation] = {
-    **{op: _unary(fn) for op, fn in {
-        "neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
-        "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-        "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "logical_not": torch.logical_not,
-        "log1p": torch.log1p, "expm1": torch.expm1, "round": torch.round, "floor": torch.floor, "ceil": torch.ceil,
-        "trunc": torch.trunc, "cast": lambda x: x}.items()},
-    **{op: _binary(fn) for op, fn in {
-        "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
-        "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt,
-        "le": torch.le, "gt": torch.gt, "ge": torch.ge, "logical_and": torch.logical_and,
-        "logical_or": torch.logical_or}.items()},
-    **{op: _reduction(fn) for op, fn in {"sum": torch.sum, "mean": torch.mean, "amax": torch.amax,
-                                         "amin": torch.amin}.items()},
-    "where": _where, "slice": _slice,
-    "clamp": lambda node, args: torch.clamp(args[0], node.attrs.get("min"), node.attrs.get("max")),
-    "view": lambda node, args: args[0].reshape(node.type.shape),
-    "expand": lambda node, args: args[0].expand(node.type.shape),
-}
-
-
 @dataclass(frozen=True)
 class EagerKernel:
     """One kernel eager mode runs: the user's call it stands for (`origin`) and its graph."""
@@ -136,31 +90,6 @@ def eager_kernels(graph: Graph) -> list[EagerKernel]:
         inputs = tuple(Input(name, types[name], "input") for name in reads[origin])
         kernels.append(EagerKernel(origin, Graph(inputs, kept, outputs)))
     return kernels
-
-
-def evaluate_graph(graph: Graph, values: Mapping[str, torch.Tensor], wide: bool = False) -> dict[str, torch.Tensor]:
-    """Every value of `graph` computed in torch from its inputs (`values`, by name): each node as torch computes it
-    in the node's dtype, or with `wide` every floating value in float64 (a reference). NotImplementedError for an IR
-    operation `EVALUATIONS` does not hold yet (the eager-equivalent of a task with one is then unavailable, saying
-    so)."""
-    env = dict(values)
-
-    def dtype(name: str) -> torch.dtype:
-        kind = TORCH_DTYPES[name]
-        return torch.float64 if wide and kind.is_floating_point else kind
-
-    def operand(value: object) -> torch.Tensor:
-        if isinstance(value, str):
-            return env[value]
-        return torch.tensor(value, dtype=torch.float64) if wide and isinstance(value, float) else torch.tensor(value)
-
-    for node in graph.nodes:
-        evaluation = EVALUATIONS.get(node.op)
-        if evaluation is None:
-            raise NotImplementedError(f"the eager-equivalent cannot evaluate {node.op} yet (EVALUATIONS in "
-                                      "tuner/search/eager.py)")
-        env[node.name] = evaluation(node, [operand(o) for o in node.operands]).to(dtype(node.type.dtype))
-    return env
 
 
 class _GraphModule(torch.nn.Module):
