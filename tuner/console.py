@@ -152,10 +152,14 @@ def bench_table(result: BenchResult) -> Table:
                       f"{c.seconds:.0f}")
     lines = [f"success rate {correct}/{len(result.cases)} ({100 * result.success_rate:.0f}%), geometric-mean "
              f"speedup {geomean} over the expert baselines; times {result.time_source}"]
-    if result.interrupted:
-        lines.append(f"interrupted after {len(result.cases)} of {result.planned} cases")
-    lines += [f"({n}) {escape(note)}" for n, note in enumerate(notes, 1)]
-    table.caption = "\n".join(lines)
+    return _captioned(table, lines, notes, f"interrupted after {len(result.cases)} of {result.planned} cases"
+                      if result.interrupted else "")
+
+
+def _captioned(table: Table, lines: list[str], notes: list[str], interrupted: str) -> Table:
+    """The table with its headline lines, where it was interrupted, and its numbered notes beneath."""
+    table.caption = "\n".join(lines + ([interrupted] if interrupted else []) +
+                              [f"({n}) {escape(note)}" for n, note in enumerate(notes, 1)])
     table.caption_justify = "left"
     return table
 
@@ -185,9 +189,5 @@ def task_bench_table(result: TaskBenchResult) -> Table:
     lines = [f"success rate {result.correct}/{len(result.tasks)} ({100 * result.success_rate:.0f}%), geometric-mean "
              f"speedup {draft} over the first drafts, {eager} over the eager-equivalent on {len(result.vs_eager)} "
              f"multi-op tasks; times {result.time_source}; at most {result.max_seconds:.0f} s a task"]
-    if result.interrupted:
-        lines.append(f"interrupted after {len(result.tasks)} of {result.planned} tasks")
-    lines += [f"({n}) {escape(note)}" for n, note in enumerate(notes, 1)]
-    table.caption = "\n".join(lines)
-    table.caption_justify = "left"
-    return table
+    return _captioned(table, lines, notes, f"interrupted after {len(result.tasks)} of {result.planned} tasks"
+                      if result.interrupted else "")

@@ -9,39 +9,16 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from commands import one_line_error, tuner_here
+from tasks import HEADER, write_task
 
 from tuner.search.config import RunConfig
 from tuner.search.loop import optimize
-
-HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
-
-
-def _task(directory: Path, name: str, forward: str, inputs: str, init: str = "", members: str = "") -> Path:
-    path = directory / f"{name}.py"
-    body = f"""
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-    {textwrap.indent(textwrap.dedent(members), "        ") if members else ""}
-        def forward(self, {forward.split(":", 1)[0]}):
-            return {forward.split(":", 1)[1]}
-
-    def get_inputs():
-        return [{inputs}]
-
-    def get_init_inputs():
-        return []
-    """
-    path.write_text(HEADER + textwrap.dedent(body))
-    return path
-
 
 # (name, forward "args: expression", get_inputs, members): each a different corner of the lowering
 TASKS = [
@@ -97,7 +74,7 @@ TASKS = [
 @pytest.mark.parametrize(("name", "forward", "inputs", "members"), TASKS, ids=[t[0] for t in TASKS])
 def test_a_task_gets_a_kernel_correct_on_every_input_set(tmp_path: Path, name: str, forward: str, inputs: str,
                                                          members: str) -> None:
-    path = _task(tmp_path, name, forward, inputs, members=members)
+    path = write_task(tmp_path, name, forward, inputs, members=members)
     config = RunConfig(op="", task=path, budget=1, jobs=1, rewrites=False, runs_dir=tmp_path / "runs")
     summary = optimize(config)
     assert summary.best is not None, summary.errors
@@ -108,7 +85,7 @@ def test_a_task_gets_a_kernel_correct_on_every_input_set(tmp_path: Path, name: s
 
 
 def test_a_new_users_task_is_tuned_exported_and_re_run_on_other_inputs(tmp_path: Path) -> None:
-    path = _task(tmp_path, "my_op", "x, b: ((x.float() + b).clamp(-2.0, 2.0), (x.float() + b).sum(-1))",
+    path = write_task(tmp_path, "my_op", "x, b: ((x.float() + b).clamp(-2.0, 2.0), (x.float() + b).sum(-1))",
                  "torch.randn(20, 64, dtype=torch.float16), torch.randn(20, 1)")
     result = tuner_here("optimize", str(path), "--budget", "4", "--jobs", "1", "--json", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from tasks import write_task
 
 from tuner.data.socs import get_soc
 from tuner.graph.capture import capture
@@ -20,28 +21,8 @@ from tuner.search.eager import KernelOperator, eager_kernels, library_search
 from tuner.space.spaces import load_space, run_context
 
 
-def _task(tmp_path: Path, forward: str, inputs: str, members: str = "") -> Path:
-    path = tmp_path / "task.py"
-    path.write_text(textwrap.dedent(f"""
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-
-        class Model(nn.Module):
-            def __init__(self):
-                super().__init__()
-                {members}
-
-            def forward(self, x):
-                return {forward}
-
-        def get_inputs():
-            return [{inputs}]
-
-        def get_init_inputs():
-            return []
-        """))
-    return path
+def _task(tmp_path: Path, forward: str, inputs: str) -> Path:
+    return write_task(tmp_path, "task", f"x: {forward}", inputs)
 
 
 def _graph(forward: str, shape: tuple[int, ...] = (6, 40), members: str = "") -> Graph:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import math
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
 from commands import one_line_error, tuner_here
+from tasks import write_task
 
 from tuner.search import task_bench
 from tuner.search.bench import REPORT_BEGIN
@@ -37,21 +37,7 @@ TASKS = {  # name -> (forward, get_inputs): one call, two calls, one the IR does
 def _suite(directory: Path) -> Path:
     directory.mkdir()
     for name, (forward, inputs) in TASKS.items():
-        (directory / f"{name}.py").write_text(textwrap.dedent(f"""
-            import torch
-            import torch.nn as nn
-            import torch.nn.functional as F
-
-            class Model(nn.Module):
-                def forward(self, x):
-                    return {forward}
-
-            def get_inputs():
-                return [{inputs}]
-
-            def get_init_inputs():
-                return []
-            """))
+        write_task(directory, name, f"x: {forward}", inputs)
     return directory
 
 
