@@ -16,6 +16,7 @@ reductions over different axes) is returned as it is, and the lowering says what
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 from tuner.graph.ir import OPS, Graph, Node, TensorType
@@ -31,10 +32,10 @@ def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d for d in shape if d != 1)
 
 
-def _everything(graph: Graph, node: Node) -> bool:
+def _everything(types: Mapping[str, TensorType], node: Node) -> bool:
     """A reduction over every element of its operand (a loss's mean, a norm of the whole tensor)."""
     operand = node.operands[0]
-    return isinstance(operand, str) and set(node.attrs["dims"]) == set(range(len(graph.types()[operand].shape)))
+    return isinstance(operand, str) and set(node.attrs["dims"]) == set(range(len(types[operand].shape)))
 
 
 def _placed(graph: Graph, rank: int) -> dict[str, tuple[int, ...]]:
@@ -59,6 +60,7 @@ def _placed(graph: Graph, rank: int) -> dict[str, tuple[int, ...]]:
 def _aligned(graph: Graph, space: tuple[int, ...]) -> tuple[dict[str, tuple[int, ...]], frozenset[int]] | None:
     """Each value's shape over the space's axes, and the reduced axes; None where a value does not align."""
     rank = len(space)
+    types = graph.types()
     placed = _placed(graph, rank)
     aligned: dict[str, tuple[int, ...]] = {}
     for item in graph.inputs:
@@ -70,13 +72,13 @@ def _aligned(graph: Graph, space: tuple[int, ...]) -> tuple[dict[str, tuple[int,
     for node in graph.nodes:
         sources = [aligned[o] for o in node.operands if isinstance(o, str)]
         family = OPS[node.op][0]
-        if family == "reduce" and _everything(graph, node):
+        if family == "reduce" and _everything(types, node):
             shape = (1,) * rank
         elif family == "reduce":
             source = node.operands[0]
             if sources[0] != space or not isinstance(source, str):
                 return None
-            shift = rank - len(graph.types()[source].shape)
+            shift = rank - len(types[source].shape)
             dims = {d + shift for d in node.attrs["dims"]}
             if reduced is not None and dims != reduced:
                 return None
@@ -86,7 +88,7 @@ def _aligned(graph: Graph, space: tuple[int, ...]) -> tuple[dict[str, tuple[int,
             source = node.operands[0]
             if sources[0] != space or not isinstance(source, str):
                 return None
-            dims = {node.attrs["dim"] + rank - len(graph.types()[source].shape)}
+            dims = {node.attrs["dim"] + rank - len(types[source].shape)}
             if reduced is not None and dims != reduced:
                 return None
             reduced = dims
@@ -137,10 +139,11 @@ def canonical(graph: Graph, space: tuple[int, ...], last_alone: bool = False) ->
     new_space = merged(space)
     reduced_groups = tuple(k for k, group in enumerate(groups) if group[0] in reduced)
     inputs = tuple(replace(i, type=TensorType(merged(aligned[i.name]), i.type.dtype)) for i in graph.inputs)
+    types = graph.types()
     nodes = []
     for node in graph.nodes:
         node_type = TensorType(merged(aligned[node.name]), node.type.dtype)
-        if OPS[node.op][0] == "reduce" and _everything(graph, node):
+        if OPS[node.op][0] == "reduce" and _everything(types, node):
             node = replace(node, attrs={"dims": tuple(range(len(new_space))), "keepdim": True, "total": True})
         elif OPS[node.op][0] == "reduce":
             node = replace(node, attrs={**node.attrs, "dims": reduced_groups, "keepdim": True})

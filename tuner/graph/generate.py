@@ -11,7 +11,7 @@ import yaml
 
 from tuner.data.dtypes import C_SIZES, C_TYPES
 from tuner.graph.ir import Graph
-from tuner.graph.lower import KernelTensor, Lowered
+from tuner.graph.lower import STREAMED, KernelTensor, Lowered
 
 __all__ = ["KERNEL", "TILING_STRUCT", "VARIANT", "space_text", "template_text", "write_project"]
 
@@ -69,7 +69,7 @@ def _ub_expression(lowered: Lowered) -> str:
     per_row_in, per_row_out = "align_up(tile_rows, 32)", "tile_rows * stat"
     terms, buffers = [], 0
     for t in lowered.ins:
-        if t.role in ("full", "gather", "perrow", "percol", "perred", "indexed", "picked", "pooled", "scattered"):
+        if t.role in STREAMED:
             slot = {"perrow": per_row_in, "percol": stride, "perred": "align_up(red, 32)"}.get(t.role, tile)
             terms.append(f"buffer_num * {slot} * {_bytes(t)}")
             buffers += 1

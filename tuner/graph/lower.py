@@ -34,7 +34,7 @@ from tuner.errors import UsageError
 from tuner.graph.canonical import canonical
 from tuner.graph.ir import OPS, Graph, Input, Node, Operand, TensorType
 
-__all__ = ["KernelTensor", "Lowered", "LoweringError", "kernel_dtype", "lower"]
+__all__ = ["STREAMED", "KernelTensor", "Lowered", "LoweringError", "kernel_dtype", "lower"]
 
 CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
@@ -44,6 +44,8 @@ BINARY_API = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum":
 # accumulators of reductions over everything are combined across blocks). A buffer freed in one is free to it and to
 # the ones after it only: each runs before the next and would overwrite what a later one still reads
 PHASES = ("tile", "row", "finish")
+# the roles whose tiles are loaded into UB slots every tile (the others: loaded once, a scalar, or read by address)
+STREAMED = ("full", "gather", "perrow", "percol", "perred", "indexed", "picked", "pooled", "scattered")
 ROUNDING = {"round": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "trunc": "CAST_TRUNC"}
 REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "amin": "ReduceMin"}
 # vector passes over the data per element, by IR operation (the roofline's work)
@@ -75,7 +77,8 @@ class KernelTensor:
 
     def entry(self) -> dict[str, object]:
         return {"name": self.name, "type": C_TYPES[self.dtype], "role": self.role, "suffix": "_" + self.name,
-                "local": self.name + "Local", "outer": self.outer, "offset": self.offset, "pitch": self.pitch}
+                "local": self.name + "Local", "outer": self.outer, "offset": self.offset, "pitch": self.pitch,
+                "streamed": self.role in STREAMED}
 
 
 @dataclass
@@ -333,11 +336,12 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
     slice of the last axis) or row by row at each index (embedding, index_select)."""
     inputs = {i.name: i for i in graph.inputs}
     made = {n.name: n for n in graph.nodes}
+    values = inputs | made
 
     def read(name: Operand) -> Operand:
         """A value as the input it is (through views and broadcasts to its own shape)."""
         while isinstance(name, str) and name in made and made[name].op in ("view", "expand") and \
-                made[name].type.shape == (inputs | made)[str(made[name].operands[0])].type.shape:
+                made[name].type.shape == values[str(made[name].operands[0])].type.shape:
             name = made[name].operands[0]
         return name
 
@@ -367,7 +371,7 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
             if source not in inputs:
                 raise _fail(node, "a pool of a computed value; pools of the kernel's inputs are lowered so far")
             axes = len(node.attrs["kernel"]) if node.op == "pool" else 2
-            shape = (inputs | made)[str(node.operands[0])].type.shape
+            shape = values[str(node.operands[0])].type.shape
             window = {"mode": node.attrs["mode"], "in": list(shape[-axes:]), "out": list(node.type.shape[-axes:]),
                       "plane": math.prod(shape[-axes:]),
                       "strides": [math.prod(shape[len(shape) - axes + d + 1:]) for d in range(axes)]}
@@ -440,35 +444,34 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
 
 def lower(graph: Graph) -> Lowered:
     """The graph as one kernel; LoweringError for what it cannot take."""
-    types_before = graph.types()
-    shapes = {name: t.shape for name, t in types_before.items()}
+    before = graph.types()
     graph, slices = _input_slices(graph)
-    for node in graph.nodes:  # the copies out of an input that is an output
-        shapes.setdefault(node.name, node.type.shape)
+    # every value's own type before coalescing: a slice's whole tensor and an index read by address too
+    own = {**before, **graph.types()}
     graph, space = canonical(graph, _iteration_shape(graph), any(s.by_rows for s in slices.values()))
     layout, space = _layout(graph, space)
     if layout == "flat" and any(s.by_rows for s in slices.values()):
         layout, space = "rows", _padded(space, 2)
     try:
-        return _lowered(graph, layout, space, shapes, slices, types_before)
+        return _lowered(graph, layout, space, own, slices)
     except _SecondPass:
         if layout != "total":
             raise
     # one row, reduced whole by one block
     one_row = Graph(graph.inputs, tuple(replace(n, attrs={"dims": (0,), "keepdim": True}) if n.attrs.get("total")
                                         else n for n in graph.nodes), graph.outputs)
-    return _lowered(one_row, "rows", _padded(space, 2), shapes, slices, types_before)
+    return _lowered(one_row, "rows", _padded(space, 2), own, slices)
 
 
-def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str, tuple[int, ...]],
-             slices: dict[str, _Slice], types_before: dict[str, TensorType]) -> Lowered:
+def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, TensorType],
+             slices: dict[str, _Slice]) -> Lowered:
     emitter = _Emitter(graph)
     ins: list[KernelTensor] = []
     gathers: dict[str, dict[str, list[int]]] = {}
     for item in graph.inputs:
         role = _storage_of_input(item.type.shape, space, layout)
         if not role:
-            raise LoweringError(f"input {item.name} of shape {list(shapes[item.name])} does not broadcast to the "
+            raise LoweringError(f"input {item.name} of shape {list(own[item.name].shape)} does not broadcast to the "
                                 f"kernel's {list(space)} as one of: " + ("the whole, a row of the inner axis, a value "
                                 "per reduced row, one value"
                                 if layout == "cols" else "the whole, a row per row, a value per row, one row, one "
@@ -485,7 +488,7 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
             role = "scattered" if cut.scatter else "pooled" if cut.window else "picked" if cut.take else "indexed"
         source = cut.source if cut else item.name
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
-        ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, shapes[source], outer,
+        ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, own[source].shape, outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
         storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow", "indexed": "full",
@@ -500,7 +503,7 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
         elif role == "table":
             gathers[name] = {**_gather(item.type.shape, space), "size": math.prod(item.type.shape)}
     for index in dict.fromkeys(cut.index for cut in slices.values() if cut.index):  # read by address only
-        ins.append(KernelTensor(f"in_{index}", index, kernel_dtype(types_before[index].dtype), "index", shapes[index]))
+        ins.append(KernelTensor(f"in_{index}", index, kernel_dtype(own[index].dtype), "index", own[index].shape))
     last_use = {}
     for index, node in enumerate(graph.nodes):
         for operand in node.operands:
@@ -532,7 +535,7 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], shapes: dict[str
                                 "per row")
         kernel_name = f"out{index}"
         outs.append(KernelTensor(kernel_name, name, kernel_dtype(emitter.types[name].dtype), role,
-                                 shapes[name] or (1,)))
+                                 own[name].shape or (1,)))
         out_values[kernel_name] = value.buffer
     return Lowered(layout, space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
                    emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1), emitter.totals,
