@@ -146,3 +146,35 @@ def test_the_generated_template_and_space_render_and_parse(tmp_path) -> None:
                                structural={"buffer_num": 1, "copy": "data_copy_pad", "sync": sync})
         assert "ReduceMax(" in source and "ReduceSum(" in source and "LocalTensor<half> in_args_0Local" in source
         assert "{{" not in source and "{%" not in source
+
+
+def test_rows_longer_than_ub_holds_take_the_chunked_variant_with_a_pass_per_depth_of_reduction(tmp_path) -> None:
+    from tuner.data.socs import get_soc
+    from tuner.space.apis import availability
+
+    graph, lowered = _lowered(lambda m, x: torch.softmax(x * m.w, -1), torch.randn(3, 25000), w=torch.rand(25000))
+    chunked = lowered.chunked
+    assert lowered.layout == "rows" and chunked is not None and chunked.layout == "chunks"
+    assert chunked.pass_count == 3  # the maximum, the sum of exponentials, the outputs
+    assert {t.name: t.role for t in chunked.ins} == {t.name: "shared" if t.role == "row" else t.role
+                                                    for t in lowered.ins}
+    assert sum("ReduceMax(part" in line for line in chunked.tile) == 1  # each reduction in its own pass only
+    assert sum("ReduceSum(part" in line for line in chunked.tile) == 1
+    assert sum(line.strip().startswith("Exp(") for line in chunked.tile) == 2  # recomputed for the outputs
+    text = space_text(lowered, "my_op", "my_op.py")
+    for name, kernel in (("generated", lowered), ("chunked", chunked)):
+        template = tmp_path / "templates" / "ascendc" / "my_op" / name / "kernel.cpp.j2"
+        template.parent.mkdir(parents=True)
+        template.write_text(template_text(kernel, graph, "my_op.py"))
+    space = parse_space(text, tmp_path / "my_op.yaml", tmp_path / "templates" / "ascendc")
+    soc = get_soc("Ascend910B2")
+    context = {**lowered.context(), "dtype": "float32", "dtype_bytes": 4, "block_elems": 8, "stat": 8,
+               "vector_cores": int(soc.vector_cores.value), "ub_bytes": soc.usable_ub_bytes(8),
+               "soc_family": soc.family, **availability(soc.vector_costs, "float32")}
+    assert space.variant("generated").feasible_points(context) == []  # a row and its values overflow UB
+    entry, knobs = space.baseline(context)
+    assert entry.variant == "chunked" and knobs["tile_len"] == 1024
+    source = render_kernel(space.variant("chunked").template, kernel=space.kernel, dtype="float32",
+                           struct=space.tiling_struct, tiling_fields=[n for n, _ in space.variant("chunked").tiling],
+                           structural={"buffer_num": 2, "copy": "data_copy", "sync": "flags"})
+    assert "if (pass == 2)" in source and "PASSES = 3" in source and "{{" not in source

@@ -68,6 +68,13 @@ TASKS = [
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),
+    # rows longer than UB holds: in chunks, a pass per depth of reduction
+    ("softmax_long_rows_shared_weight", "x, w: torch.softmax(x * w, dim=-1)",
+     "torch.randn(3, 25000, dtype=torch.float16), torch.rand(25000, dtype=torch.float16)", ""),
+    ("layernorm_long_rows_with_row_values", "x, b: (F.layer_norm(x, (20001,)) + b, x.sum(-1), x.amax(-1) > 4.0)",
+     "torch.randn(2, 20001), torch.randn(2, 1)", ""),
+    ("cumsum_long_row", "x: torch.cumsum(x, dim=-1) * 0.5", "torch.randn(2, 40000)", ""),
+    ("normalized_by_its_total", "x: x / x.norm()", "torch.randn(70000)", ""),
 ]
 
 

@@ -13,11 +13,12 @@ from tuner.data.dtypes import C_SIZES, C_TYPES
 from tuner.graph.ir import Graph
 from tuner.graph.lower import STREAMED, KernelTensor, Lowered
 
-__all__ = ["KERNEL", "TILING_STRUCT", "VARIANT", "space_text", "template_text", "write_project"]
+__all__ = ["CHUNKED", "KERNEL", "TILING_STRUCT", "VARIANT", "space_text", "template_text", "write_project"]
 
 KERNEL = "graph_kernel"
 TILING_STRUCT = "GraphTiling"
 VARIANT = "generated"
+CHUNKED = "chunked"  # the rows in chunks (Lowered.chunked), where the kernel has rows
 
 
 def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
@@ -42,6 +43,7 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
         f"{{% set gathers = {json.dumps(lowered.gathers)} %}}",
         f"{{% set totals = {json.dumps(lowered.totals)} %}}",
         f"{{% set row_align = {lowered.row_align} %}}",
+        f"{{% set passes = {lowered.pass_count} %}}",
         '{% extends "_lib/graph.j2" %}',
         "",
         "{% block tile %}",
@@ -61,12 +63,12 @@ def _bytes(tensor: KernelTensor) -> int:
 
 def _ub_expression(lowered: Lowered) -> str:
     """UB bytes of a point, buffer by buffer as the skeleton's Init allocates them (32 bytes of slack each)."""
-    flat = lowered.layout in ("flat", "total")
+    flat = lowered.layout in ("flat", "total", "chunks")
     stride = f"align_up(tile_cols, {lowered.row_align})"
-    tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)",
+    tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)", "chunks": "(tile_len + 64)",
             "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
             "cols": f"(align_up(red * {stride}, 64) + 64)"}[lowered.layout]
-    per_row_in, per_row_out = "align_up(tile_rows, 32)", "tile_rows * stat"
+    per_row_in, per_row_out = "align_up(tile_rows, 32)", "32" if lowered.layout == "chunks" else "tile_rows * stat"
     terms, buffers = [], 0
     for t in lowered.ins:
         if t.role in STREAMED:
@@ -94,7 +96,8 @@ def _ub_expression(lowered: Lowered) -> str:
         buffers += 1
     for t in lowered.ins + lowered.outs:
         if _bytes(t) == 1:  # its values through half; a per-row output's side by side first
-            terms.append(f"{tile} * 2" + (" + (align_up(tile_rows, 8) + 8) * 4" if t.role == "perrow" else ""))
+            terms.append(f"{tile} * 2" + (" + (align_up(tile_rows, 8) + 8) * 4" if t.role == "perrow" and
+                                          lowered.layout != "chunks" else ""))
             buffers += 2
     if lowered.values:
         terms.append(f"{lowered.values} * {tile} * 4")
@@ -115,9 +118,9 @@ def _ub_expression(lowered: Lowered) -> str:
     return " + ".join(terms + [f"{32 * (buffers + 1)}"])
 
 
-def space_text(lowered: Lowered, op: str, origin: str) -> str:
-    """The generated kernel's search space: tiling, buffer count, copy method, blocks and sync, with the UB and
-    alignment constraints, and its first draft as the baseline."""
+def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str, object], str]:
+    """One kernel's variant of the space (knobs, the UB and alignment constraints, its tiling), its first draft
+    and why that draft."""
     layout = lowered.layout
     items = "outer * ceil_div(inner, tile_cols)"
     geometry: dict[str, dict[str, object]] = {
@@ -136,6 +139,14 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
                                   "why": "a tile holds no more rows than its block owns"}],
                  "tiling": {"rows": "rows", "cols": "cols", "tile_rows": "tile_rows"}, "draft": {"tile_rows": 1},
                  "draft_why": "one row at a time"},
+        "chunks": {"blocks": "min(vector_cores, rows)",
+                   "knobs": {"tile_len": {"type": "categorical", "choices": [512, 1024, 2048, 4096, 8192, 16384]}},
+                   "aligned": "cols % block_elems == 0", "what": "rows",
+                   "constraints": [{"expr": "tile_len < cols",
+                                    "why": "a row that one tile holds is the generated variant's, kept in UB from "
+                                           "its reductions to its outputs"}],
+                   "tiling": {"rows": "rows", "cols": "cols", "tile_len": "tile_len"}, "draft": {"tile_len": 1024},
+                   "draft_why": f"a row at a time in chunks of 1024, {lowered.pass_count} pass(es) over it"},
         "cols": {"blocks": "min(vector_cores, outer * ceil_div(inner, 16))",
                  "knobs": {"tile_cols": {"type": "categorical", "choices": [16, 32, 64, 128, 256, 512, 1024, 2048]}},
                  "aligned": "false", "what": "strided rows",
@@ -168,6 +179,26 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
     ]
     draft = {"block_dim": geometry["blocks"], **geometry["draft"],
              "buffer_num": 1, "copy": "'data_copy_pad' if has_data_copy_pad else 'data_copy'", "sync": "queue"}
+    variant = {"description": f"generated from {origin}: {layout} layout, fp32 math", "knobs": knobs,
+               "derived": {"ub_used": _ub_expression(lowered)}, "constraints": constraints,
+               "tiling": geometry["tiling"], "block_dim": "block_dim"}
+    return variant, draft, f"first draft: every vector core, {geometry['draft_why']}, one buffer, TQue, DataCopyPad"
+
+
+def _kernels(lowered: Lowered) -> dict[str, Lowered]:
+    """The variants of a generated kernel: the kernel, and its rows in chunks where it has them."""
+    return {VARIANT: lowered, **({CHUNKED: lowered.chunked} if lowered.chunked else {})}
+
+
+def space_text(lowered: Lowered, op: str, origin: str) -> str:
+    """The generated kernel's search space: tiling, buffer count, copy method, blocks and sync, with the UB and
+    alignment constraints, and its first draft as the baseline; a variant for each of `_kernels`, each baseline
+    in turn the first draft where the one before is infeasible (a row longer than UB holds)."""
+    variants, baselines = {}, []
+    for name, kernel in _kernels(lowered).items():
+        variant, draft, why = _variant(kernel, origin)
+        variants[name] = {"description": variant.pop("description"), "template": name, **variant}
+        baselines.append({"variant": name, "knobs": draft, "why": why})
     space = {
         "op": op, "kernel": KERNEL, "tiling_struct": TILING_STRUCT,
         "args": [{"name": t.name, "kind": "in", "tensor": t.value} for t in lowered.ins] +
@@ -175,14 +206,8 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
                 ([{"name": "workspace", "kind": "workspace", "bytes": f"block_dim * 32 * {len(lowered.totals) + 1}"}]
                  if lowered.totals else []) +
                 [{"name": "tiling", "kind": "tiling"}],
-        "variants": {VARIANT: {
-            "description": f"generated from {origin}: {lowered.layout} layout, fp32 math",
-            "template": VARIANT, "knobs": knobs,
-            "derived": {"ub_used": _ub_expression(lowered)},
-            "constraints": constraints, "tiling": geometry["tiling"], "block_dim": "block_dim"}},
-        "baseline": [{"variant": VARIANT, "knobs": draft,
-                      "why": f"first draft: every vector core, {geometry['draft_why']}, one buffer, TQue, "
-                             "DataCopyPad"}],
+        "variants": variants,
+        "baseline": baselines,
     }
     header = (f"# Generated by tuner from {origin}: the search space of its kernel. Edit it and re-run the same\n"
               "# command: the run reads this file.\n")
@@ -192,8 +217,9 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
 def write_project(root: Path, op: str, lowered: Lowered, graph: Graph, origin: str) -> None:
     """The generated template and space under `root`, each written only where it is not there yet (so a user's
     edits stay), through a temporary file so a killed run leaves no half-written file."""
-    files = {root / "search_spaces" / f"{op}.yaml": space_text(lowered, op, origin),
-             root / "templates" / "ascendc" / op / VARIANT / "kernel.cpp.j2": template_text(lowered, graph, origin)}
+    files = {root / "search_spaces" / f"{op}.yaml": space_text(lowered, op, origin)}
+    for name, kernel in _kernels(lowered).items():
+        files[root / "templates" / "ascendc" / op / name / "kernel.cpp.j2"] = template_text(kernel, graph, origin)
     for path, text in files.items():
         if path.exists():
             continue

@@ -24,6 +24,7 @@ and the user's line where there is one."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field, replace
 
@@ -45,7 +46,7 @@ BINARY_API = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum":
 # the ones after it only: each runs before the next and would overwrite what a later one still reads
 PHASES = ("tile", "row", "finish")
 # the roles whose tiles are loaded into UB slots every tile (the others: loaded once, a scalar, or read by address)
-STREAMED = ("full", "gather", "perrow", "percol", "perred", "indexed", "picked", "pooled", "scattered")
+STREAMED = ("full", "gather", "perrow", "percol", "perred", "indexed", "picked", "pooled", "scattered", "shared")
 ROUNDING = {"round": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "trunc": "CAST_TRUNC"}
 REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "amin": "ReduceMin"}
 # vector passes over the data per element, by IR operation (the roofline's work)
@@ -86,8 +87,9 @@ class Lowered:
     """A kernel for one graph: its layout and geometry, its GM arguments in order (inputs, then outputs), and the
     template variables and math (`tile`, `row`) that `template.py` writes out."""
 
-    layout: str  # flat | rows | cols | total
-    shape: tuple[int, ...]  # the iteration shape: any rank (flat), rows x cols (rows), outer x red x inner (cols)
+    layout: str  # flat | rows | cols | total | chunks
+    shape: tuple[int, ...]  # the iteration shape: any rank (flat), rows x cols (rows, chunks), outer x red x inner
+    # (cols)
     ins: list[KernelTensor]
     outs: list[KernelTensor]
     out_values: dict[str, str]  # output name -> the fp32 buffer it is cast from
@@ -100,6 +102,8 @@ class Lowered:
     passes: int  # vector passes per element, for the roofline
     totals: list[dict[str, str]] = field(default_factory=list)  # each accumulator, its start and combination
     finish: list[str] = field(default_factory=list)  # the math once the accumulators are combined
+    pass_count: int = 1  # chunks: the passes over each row
+    chunked: Lowered | None = None  # rows: the same graph over rows in chunks (a second variant), where it lowers
 
     @property
     def rows(self) -> int:
@@ -185,6 +189,8 @@ class _Emitter:
         self.holders: dict[str, int] = {}  # buffer -> live values stored in it
         self.passes = 0
         self.totals: list[dict[str, str]] = []
+        self.one_row = False  # chunks: the tile is part of one row, whose per-row values are scalars everywhere
+        self.pinned: set[str] = set()  # buffers that outlive their values: accumulators and carries of chunks
 
     # ---- where a value lives ------------------------------------------------------------------------------
     def ref(self, name: str, phase: str) -> str:
@@ -202,7 +208,7 @@ class _Emitter:
         value = self.values[operand]
         if value.storage == "scalar":
             return value.buffer
-        if value.storage == "perrow" and phase != "tile":
+        if value.storage == "perrow" and (phase != "tile" or self.one_row):
             if (operand, phase) not in self.scalars_read:
                 name = f"a{len(self.scalars_read)}"
                 indent = "            " if phase == "row" else "        "
@@ -228,7 +234,7 @@ class _Emitter:
 
     def release(self, buffer: str, phase: str) -> None:
         self.holders[buffer] -= 1
-        if self.holders[buffer] == 0:
+        if self.holders[buffer] == 0 and buffer not in self.pinned:
             self.full.give(buffer, phase)
             self.stat.give(buffer, phase)
 
@@ -453,14 +459,109 @@ def lower(graph: Graph) -> Lowered:
     if layout == "flat" and any(s.by_rows for s in slices.values()):
         layout, space = "rows", _padded(space, 2)
     try:
-        return _lowered(graph, layout, space, own, slices)
+        lowered = _lowered(graph, layout, space, own, slices)
     except _SecondPass:
         if layout != "total":
             raise
-    # one row, reduced whole by one block
-    one_row = Graph(graph.inputs, tuple(replace(n, attrs={"dims": (0,), "keepdim": True}) if n.attrs.get("total")
-                                        else n for n in graph.nodes), graph.outputs)
-    return _lowered(one_row, "rows", _padded(space, 2), own, slices)
+        # one row, reduced whole by one block
+        graph = Graph(graph.inputs, tuple(replace(n, attrs={"dims": (0,), "keepdim": True}) if n.attrs.get("total")
+                                          else n for n in graph.nodes), graph.outputs)
+        layout, space = "rows", _padded(space, 2)
+        lowered = _lowered(graph, layout, space, own, slices)
+    if layout == "rows":
+        with contextlib.suppress(LoweringError):  # else rows that fit a tile only
+            lowered.chunked = _chunked(graph, space, own, slices)
+    return lowered
+
+
+def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], slices: dict[str, _Slice]) -> Lowered:
+    """The graph over rows taken one at a time in chunks of the tile's length, for rows longer than a tile holds.
+    A row takes as many passes over its chunks as its reductions are deep: pass p computes, chunk by chunk, what the
+    reductions of depth p + 1 reduce (into a per-row accumulator each), reading the deeper ones' values as scalars;
+    the last pass computes and stores the outputs. What a pass needs of earlier values is computed again."""
+    em = _Emitter(graph)
+    em.one_row = True
+    ins: list[KernelTensor] = []
+    roles = {"full": "full", "row": "shared", "perrow": "rowvalue", "scalar": "scalar"}
+    for item in graph.inputs:
+        role = roles.get(_storage_of_input(item.type.shape, space, "rows"), "")
+        cut = slices.get(item.name)
+        if not role or (cut is not None and (cut.index or cut.window)) or (cut is not None and cut.pitch and
+                                                                            role != "full"):
+            raise LoweringError(f"input {item.name} ({own[item.name]}) is read other than as the rows, one shared row, "
+                                "a value per row or one value: not in chunks")
+        source = cut.source if cut else item.name
+        name = f"in_{item.name}"
+        ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, own[source].shape, True,
+                                cut.offset if cut else 0, cut.pitch if cut else 0))
+        storage = {"shared": "full", "rowvalue": "scalar"}.get(role, role)
+        em.values[item.name] = _Value(storage, "tile", f"{name}S" if storage == "scalar" else f"{name}F",
+                                      item.type.dtype)
+    kind = {i.name: em.values[i.name].storage for i in graph.inputs}
+    ready = {i.name: 0 for i in graph.inputs}
+    for node in graph.nodes:
+        operands = [o for o in node.operands if isinstance(o, str)]
+        ready[node.name] = max((ready[o] for o in operands), default=0)
+        if OPS[node.op][0] == "reduce":
+            ready[node.name] += 1
+            kind[node.name] = "perrow"
+        else:
+            kind[node.name] = _combine([kind[o] for o in operands])
+    if any(kind[o] == "scalar" for o in graph.outputs):
+        raise LoweringError("an output of one value in a kernel over rows in chunks")
+    last = max(ready[o] if kind[o] == "full" else max(ready[o] - 1, 0) for o in graph.outputs)
+    base = dict(em.values)
+    lines: list[str] = []
+    for step in range(last + 1):
+        targets = [n.name for n in graph.nodes if OPS[n.op][0] == "reduce" and ready[str(n.operands[0])] == step]
+        targets += list(graph.outputs) if step == last else []
+        made = {n.name: n for n in graph.nodes}
+        needed, stack = set(), list(targets)
+        while stack:
+            name = stack.pop()
+            if name in needed or name not in made:
+                continue
+            needed.add(name)
+            node = made[name]
+            if OPS[node.op][0] == "reduce" and name not in targets:
+                continue  # reduced in an earlier pass: its accumulator
+            stack += [o for o in node.operands if isinstance(o, str)]
+        nodes = [n for n in graph.nodes if n.name in needed]
+        em.values = {**base, **{n.name: v for n in graph.nodes if OPS[n.op][0] == "reduce" and
+                                (v := em.values.get(n.name)) is not None and n.name not in targets}}
+        em.full.free = {"tile": [f"v{k}" for k in reversed(range(em.full.made))], "row": [], "finish": []}
+        em.stat.free = {"tile": [f"s{k}" for k in reversed(range(em.stat.made)) if f"s{k}" not in em.pinned],
+                        "row": [], "finish": []}
+        em.holders, em.scalars_read, em.tile = {}, {}, []
+        for value in em.values.values():
+            em.hold(value.buffer)
+        last_use = {}
+        for index, node in enumerate(nodes):
+            for operand in node.operands:
+                if isinstance(operand, str):
+                    last_use[operand] = index
+        if step == last:
+            last_use.update({name: len(nodes) for name in graph.outputs})
+        for index, node in enumerate(nodes):
+            if OPS[node.op][0] == "reduce" and node.name not in targets:
+                continue
+            _emit(em, node, space, "chunks")
+            for operand in set(o for o in node.operands if isinstance(o, str)):
+                if last_use.get(operand) == index:
+                    em.release(em.values[operand].buffer, "tile")
+            if node.name not in last_use:
+                em.release(em.values[node.name].buffer, "tile")
+        lines += [f"        if (pass == {step}) {{", *("    " + line for line in em.tile), "        }"]
+    outs, out_values = [], {}
+    for index, name in enumerate(graph.outputs):
+        value = em.values[name]
+        if name in base:
+            raise LoweringError(f"output {index} ({name}) is an input as it is read: not in chunks")
+        outs.append(KernelTensor(f"out{index}", name, kernel_dtype(em.types[name].dtype), value.storage,
+                                 own[name].shape or (1,)))
+        out_values[f"out{index}"] = value.buffer
+    return Lowered("chunks", space, ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines, [],
+                   max(em.passes, 1), pass_count=last + 1)
 
 
 def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, TensorType],
@@ -555,8 +656,8 @@ def _combine(storages: list[str]) -> str:
 def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None:
     operands = [em.values[o] if isinstance(o, str) else None for o in node.operands]
     family = OPS[node.op][0]
-    rows, total = layout == "rows", layout == "total"
-    phase = "row" if (rows or total) and (family in ("reduce", "scan") or any(
+    rows, total = layout in ("rows", "chunks"), layout == "total"
+    phase = "row" if layout in ("rows", "total") and (family in ("reduce", "scan") or any(
         v is not None and (v.phase == "row" or v.storage == "perrow") for v in operands)) else "tile"
     if any(v is not None and v.phase == "finish" for v in operands):
         if any(v is not None and v.phase != "finish" and v.storage != "scalar" for v in operands):
@@ -580,7 +681,8 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
             raise _fail(node, "a reduction of the result of a reduction over every element")
         if node.attrs.get("total") and layout == "cols":
             raise _fail(node, "a reduction over every element in a kernel that reduces a middle axis")
-        reduce = _accumulate if node.attrs.get("total") or total else {"rows": _reduce, "cols": _fold_rows}[layout]
+        reduce = _accumulate if node.attrs.get("total") or total else \
+            {"rows": _reduce, "cols": _fold_rows, "chunks": _accumulate_chunks}[layout]
         reduce(em, node, space)
         return
     storage = _combine([v.storage if v is not None else "scalar" for v in operands])
@@ -603,7 +705,7 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     buffer = pool.take(phase)
     em.hold(buffer)
     em.values[node.name] = _Value(storage, phase, buffer, node.type.dtype)
-    count = ("1" if storage == "perrow" else "cols") if phase != "tile" else "count"
+    count = "1" if storage == "perrow" else "cols" if phase != "tile" else "count"
     em.passes += PASSES.get(node.op, 1)
     _pointwise(em, node, phase, em.ref(node.name, phase), count)
 
@@ -679,7 +781,7 @@ def _scan(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     a row at a time on the vector unit (cols)."""
     operand = str(node.operands[0])
     source = em.values[operand]
-    if source.storage != "full" or layout not in ("rows", "cols"):
+    if source.storage != "full" or layout not in ("rows", "cols", "chunks"):
         raise _fail(node, "a scan of a value that is not the whole tensor, or in a kernel without rows")
     phase = "row" if layout == "rows" else "tile"
     buffer = em.full.take(phase)
@@ -688,6 +790,12 @@ def _scan(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     em.passes += 4
     op = "Add" if node.op == "cumsum" else "Mul"
     reverse = "true" if node.attrs["reverse"] else "false"
+    if layout == "chunks":  # chunk after chunk, the running value carried from one to the next
+        if node.attrs["reverse"]:
+            raise _fail(node, "a reversed scan along a row longer than a tile (the chunks run forwards)")
+        carry = _pinned_stat(em)
+        em.macro(phase, f"{{{{ scans.along_chunk('{op}', '{buffer}', '{source.buffer}', '{carry}') }}}}")
+        return
     macro = "along_row" if layout == "rows" else "across_rows"
     em.macro(phase, f"{{{{ scans.{macro}('{op}', '{buffer}', '{source.buffer}', {reverse}) }}}}")
 
@@ -722,6 +830,39 @@ def _accumulate(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     if node.op == "mean":
         count = math.prod(em.types[operand].shape)
         em.put("finish", f"Muls({accumulator}, {accumulator}, {_literal(1.0 / count)}, 1);")
+
+
+def _pinned_stat(em: _Emitter) -> str:
+    """A per-row buffer of its own that keeps its value from chunk to chunk and pass to pass."""
+    em.stat.made += 1
+    buffer = f"{em.stat.prefix}{em.stat.made - 1}"
+    em.pinned.add(buffer)
+    em.hold(buffer)
+    return buffer
+
+
+def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
+    """A reduction along a row taken in chunks: each chunk reduced into `part` and combined into the row's
+    accumulator, started again at the row's first chunk and complete after its last."""
+    operand = str(node.operands[0])
+    source = em.values[operand]
+    shape = em.types[operand].shape
+    if node.op not in REDUCE_API or source.storage != "full" or _padded(shape, 2) != space or \
+            node.attrs["dims"] != (len(shape) - 1,):
+        raise _fail(node, f"a {node.op} over axes {list(node.attrs['dims'])} of {list(shape)} in a kernel over rows "
+                          "in chunks (sums, means, maxima and minima along the row are lowered)")
+    accumulator = _pinned_stat(em)
+    em.values[node.name] = _Value("perrow", "tile", accumulator, node.type.dtype)
+    em.uses.update({"work", "part"})
+    em.passes += 1
+    combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
+    start = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}[combine]
+    em.put("tile", f"if (c == 0) {{ Duplicate({accumulator}, {start}, 8); }}")
+    em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
+    em.put("tile", f"{combine}({accumulator}, {accumulator}, part, 1);")
+    if node.op == "mean":
+        em.put("tile", f"if (c + 1 == chunkCount) {{ Muls({accumulator}, {accumulator}, "
+                       f"{_literal(1.0 / space[-1])}, 1); }}")
 
 
 def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
