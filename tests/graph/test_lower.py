@@ -178,3 +178,9 @@ def test_rows_longer_than_ub_holds_take_the_chunked_variant_with_a_pass_per_dept
                            struct=space.tiling_struct, tiling_fields=[n for n, _ in space.variant("chunked").tiling],
                            structural={"buffer_num": 2, "copy": "data_copy", "sync": "flags"})
     assert "if (pass == 2)" in source and "PASSES = 3" in source and "{{" not in source
+    short_graph, short = _lowered(lambda m, x: torch.softmax(x, -1), torch.randn(3, 4000))
+    short_space = parse_space(space_text(short, "my_op", "my_op.py"), tmp_path / "my_op.yaml",
+                              tmp_path / "templates" / "ascendc")
+    short_context = {**context, **short.context()}
+    assert short_space.variant("chunked").feasible_points(short_context) == []  # rows that UB holds: not chunked
+    assert short_space.baseline(short_context)[0].variant == "generated"

@@ -197,6 +197,12 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
     variants, baselines = {}, []
     for name, kernel in _kernels(lowered).items():
         variant, draft, why = _variant(kernel, origin)
+        if kernel is lowered.chunked:  # only where a row of the rows variant overflows UB at its least
+            least = _ub_expression(lowered).replace("tile_rows", "1").replace("buffer_num", "1")
+            variant["derived"]["rows_ub_used"] = least
+            variant["constraints"].append({"expr": "rows_ub_used > ub_bytes",
+                                           "why": "a row that UB holds runs faster as the generated variant's, "
+                                                  "read once and kept in UB from its reductions to its outputs"})
         variants[name] = {"description": variant.pop("description"), "template": name, **variant}
         baselines.append({"variant": name, "knobs": draft, "why": why})
     space = {
