@@ -120,3 +120,21 @@ def test_a_bad_task_file_is_one_line(tmp_path: Path, body: str, message: str) ->
 def test_a_missing_task_file_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(TaskError, match="no task file"):
         load_task(tmp_path / "absent.py")
+
+
+class _Strided(torch.nn.Module):
+    def __init__(self, size: tuple[int, ...], stride: tuple[int, ...]) -> None:
+        super().__init__()
+        self.size, self.stride = size, stride
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.as_strided(x * 2, self.size, self.stride) + 1
+
+
+def test_an_as_strided_reading_its_source_in_order_is_a_view_and_any_other_is_one_line() -> None:
+    graph = capture(_Strided((4, 1, 6), (6, 99, 1)), [torch.randn(2, 12)])  # a stride of an axis of one is any
+    assert [n.op for n in graph.nodes] == ["mul", "view", "add"]
+    assert graph.nodes[1].type == TensorType((4, 1, 6), "float32")
+    for size, stride in (((6, 4), (1, 6)), ((2, 6), (6, 1))):  # a transpose; a part of the source
+        with pytest.raises(CaptureError, match=r"aten.as_strided.default of size .* is outside the kernel IR"):
+            capture(_Strided(size, stride), [torch.randn(2, 12)])

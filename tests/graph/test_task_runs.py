@@ -151,3 +151,8 @@ def test_bad_input_is_one_line_and_leaves_nothing(tmp_path: Path, files: dict[st
     result = tuner_here("optimize", *args, "--budget", "1", cwd=tmp_path)
     one_line_error(result, 2, *fragments)
     assert not (tmp_path / "runs").exists()
+    # views that merge or split neighbouring axes, seen through: instance norm's batch norm over [1, N*C, H, W];
+    # group norm's [N, G, C/G, H*W]; a sum over the middle of rows split after a per-row bias
+    ("instance_norm_half", "x: F.instance_norm(x, eps=1e-3)", "torch.randn(3, 5, 9, 11, dtype=torch.float16)", ""),
+    ("group_norm_plain_bf16", "x: F.group_norm(x, 2)", "torch.randn(2, 6, 5, 7, dtype=torch.bfloat16)", ""),
+    ("split_rows_middle_sum", "x, b: (x + b).view(2, 3, 20).sum(1)", "torch.randn(6, 20), torch.randn(6, 1)", ""),

@@ -74,6 +74,7 @@ POOLS = {"aten.avg_pool2d.default": ("avg", (1, 2, 3, None, 4, 5, 6)), "aten.avg
 WRAP = "aten.remainder.Scalar"  # take_along_dim's index % length: a negative index counted from the end
 FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
+STRIDED = "aten.as_strided.default"  # a view where it reads its source's elements in order (group norm's affine)
 _aten = torch.ops.aten
 # operations the IR holds whole, which core aten would otherwise decompose (a scan into slices and additions)
 KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default)
@@ -406,6 +407,25 @@ def _scatter(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
                 _origin(fx))
 
 
+def _strided_view(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
+    """as_strided(x, size, stride, offset) that reads every element of a contiguous x in order (torch's group norm
+    reads its [N, G, C/G, 1] scales as [N, C] so) as view(x); any other as a CaptureError."""
+    where = _where(fx)
+    source = fx.args[0]
+    value = source.meta["val"]
+    size = [int(d) for d in fx.args[1]]
+    stride = [int(s) for s in fx.args[2]]
+    offset = fx.args[3] if len(fx.args) > 3 else fx.kwargs.get("storage_offset")
+    contiguous = [math.prod(size[i + 1:]) for i in range(len(size))]
+    in_order = all(s == c for s, c, d in zip(stride, contiguous, size, strict=True) if d != 1)
+    if not (value.is_contiguous() and in_order and math.prod(size) == value.numel()
+            and offset in (None, value.storage_offset())):
+        raise CaptureError(f"{fx.target} of size {size} and stride {stride} ({where}) is outside the kernel IR (an "
+                           "as_strided is taken only as a view of all its source's elements in order)")
+    return Node("view", (_operand(source, names, where),), fx.name, _type(fx, f"the result of {fx.target}"), {},
+                where, _origin(fx))
+
+
 def _flip_axis(fx: torch.fx.Node) -> int | None:
     dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
     rank = len(fx.args[0].meta["val"].shape)
@@ -492,6 +512,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             names[fx] = node.name
             if node.attrs["reverse"]:
                 reversed_scans[node.name] = node.attrs["dim"]
+        elif fx.op == "call_function" and target == STRIDED:
+            names[fx] = fx.name
+            nodes.append(_strided_view(fx, names))
         elif fx.op == "call_function" and target in SLICES:
             made, picks = _slices(fx, names)
             nodes += made
