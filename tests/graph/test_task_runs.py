@@ -68,6 +68,10 @@ TASKS = [
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),
+    ("rope_rotate_half_cat", "x, c, s: x * c + torch.cat((-x[..., 16:], x[..., :16]), dim=-1) * s",
+     "torch.randn(2, 3, 10, 32), torch.randn(10, 32), torch.randn(10, 32)", ""),
+    ("pick_per_row_of_computed", "x, i: torch.gather(torch.log_softmax(x, -1), 1, i) * 2.0",
+     "torch.randn(20, 10), torch.randint(0, 10, (20, 1))", ""),
     # rows longer than UB holds: in chunks, a pass per depth of reduction
     ("softmax_long_rows_shared_weight", "x, w: torch.softmax(x * w, dim=-1)",
      "torch.randn(3, 25000, dtype=torch.float16), torch.rand(25000, dtype=torch.float16)", ""),

@@ -75,6 +75,7 @@ WRAP = "aten.remainder.Scalar"  # take_along_dim's index % length: a negative in
 FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 STRIDED = "aten.as_strided.default"  # a view where it reads its source's elements in order (group norm's affine)
+CAT = "aten.cat.default"  # cat(tensors, dim)
 _aten = torch.ops.aten
 # operations the IR holds whole, which core aten would otherwise decompose (a scan into slices and additions)
 KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default)
@@ -348,6 +349,16 @@ def _take(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], wraps: dict[to
                 {"dim": dim, "wrap": wrap}, where, _origin(fx))
 
 
+def _cat(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
+    """torch.cat of tensors along one axis (an empty part, which torch skips, is dropped)."""
+    where = _where(fx)
+    node_type = _type(fx, f"the result of {fx.target}")
+    dim = int(fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dim", 0)) % len(node_type.shape)
+    parts = [p for p in fx.args[0] if math.prod(p.meta["val"].shape) > 0]
+    return Node("cat", tuple(_operand(p, names, where) for p in parts), fx.name, node_type, {"dim": dim}, where,
+                _origin(fx))
+
+
 def _pool(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
     """avg_pool2d/3d and max_pool2d/3d_with_indices (its values; 1-d pools come as 2-d ones of a height of one) as
     pool(x) with every argument spelled out."""
@@ -512,6 +523,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             names[fx] = node.name
             if node.attrs["reverse"]:
                 reversed_scans[node.name] = node.attrs["dim"]
+        elif fx.op == "call_function" and target == CAT:
+            names[fx] = fx.name
+            nodes.append(_cat(fx, names))
         elif fx.op == "call_function" and target == STRIDED:
             names[fx] = fx.name
             nodes.append(_strided_view(fx, names))

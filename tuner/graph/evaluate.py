@@ -100,7 +100,7 @@ EVALUATIONS: dict[str, Evaluation] = {
                                          "amin": torch.amin}.items()},
     "prod": _prod, "cumsum": _scan, "cumprod": _scan, "take": _take, "scatter_add": _scatter_add, "pool": _pool,
     "resample": _resample, "rows": lambda node, args: args[0][args[1].long()],
-    "where": _where, "slice": _slice,
+    "where": _where, "slice": _slice, "cat": lambda node, args: torch.cat(args, node.attrs["dim"]),
     "clamp": lambda node, args: torch.clamp(args[0], node.attrs.get("min"), node.attrs.get("max")),
     "view": lambda node, args: args[0].reshape(node.type.shape),
     "expand": lambda node, args: args[0].expand(node.type.shape),

@@ -158,6 +158,8 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
                  "draft": {"block_dim": "min(vector_cores, outer * ceil_div(inner, 16))", "tile_cols": 16},
                  "draft_why": "16 columns at a time"},
     }["flat" if layout == "total" else layout]
+    streamed_in = sum(t.role in STREAMED for t in lowered.ins)
+    streamed_out = sum(t.role != "total" for t in lowered.outs)
     knobs: dict[str, object] = {
         "block_dim": {"type": "int", "low": 1, "high": geometry["blocks"]},
         **geometry["knobs"],
@@ -175,6 +177,8 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
         {"expr": "sync != 'barrier' or buffer_num == 1",
          "why": "PipeBarrier<PIPE_ALL> serialises the pipes, so extra buffers cannot overlap anything"},
         {"expr": "has_fp32_cast", "why": "the kernel computes in fp32 and casts every 16-bit tensor"},
+        {"expr": f"sync != 'queue' or buffer_num * {max(streamed_in, streamed_out)} <= live_tensors",
+         "why": "every queue holds buffer_num tensors at once, and a position holds no more than the SoC allows"},
         *geometry["constraints"],
     ]
     draft = {"block_dim": geometry["blocks"], **geometry["draft"],

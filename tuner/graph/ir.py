@@ -9,7 +9,7 @@ broadcasting follows torch's rules and each node's type is the one torch compute
 The IR is deliberately small, and grows by family (issue 15): today pointwise operations, reductions, scans, windows
 (max and average pools), gathers (rows at an index: embedding, index_select; elements along an axis: gather,
 take_along_dim) and the layout operations (a view to another shape of the same elements, a broadcast, a slice along
-one axis).
+one axis, a concatenation).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ __all__ = ["DTYPES", "OPS", "Graph", "Input", "Node", "Operand", "TensorType"]
 
 DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "bool")
 
-# IR operation -> (family, number of tensor-or-scalar operands). Attributes are named in each op's comment.
+# IR operation -> (family, number of tensor-or-scalar operands, 0 for any). Attributes are named in each op's comment.
 OPS: dict[str, tuple[str, int]] = {
     # unary arithmetic and the activations
     "neg": ("pointwise", 1), "abs": ("pointwise", 1), "exp": ("pointwise", 1), "log": ("pointwise", 1),
@@ -69,6 +69,8 @@ OPS: dict[str, tuple[str, int]] = {
     "view": ("layout", 1), "expand": ("layout", 1),
     # slice(x); attrs: dim, start, stop (0 <= start < stop <= the axis's length), step
     "slice": ("layout", 1),
+    # cat(a, b, ...): the operands one after the other along axis `dim` (any number of them); attrs: dim
+    "cat": ("layout", 0),
 }
 
 

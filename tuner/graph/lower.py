@@ -75,11 +75,12 @@ class KernelTensor:
     outer: bool = True  # percol: one row per outer index (else one row for all of them)
     offset: int = 0  # a slice: its first element in the tensor
     pitch: int = 0  # a slice along the last axis: the tensor's row length (its rows are `pitch` apart in GM)
+    width: int = 0  # a slice narrower than the kernel's rows (a part of a concatenation): its row length
 
     def entry(self) -> dict[str, object]:
         return {"name": self.name, "type": C_TYPES[self.dtype], "role": self.role, "suffix": "_" + self.name,
                 "local": self.name + "Local", "outer": self.outer, "offset": self.offset, "pitch": self.pitch,
-                "streamed": self.role in STREAMED}
+                "width": str(self.width or "cols"), "streamed": self.role in STREAMED}
 
 
 @dataclass
@@ -392,6 +393,11 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
             continue
         if node.op == "take":
             source, index = (read(o) for o in node.operands)
+            shape = values[str(node.operands[0])].type.shape
+            if (source not in inputs or index not in inputs) and node.attrs["dim"] == len(shape) - 1 and \
+                    node.type.shape[-1] == 1:
+                nodes.append(node)  # one element of each row of a computed value: picked in the row loop (_pick)
+                continue
             if source not in inputs or index not in inputs:
                 raise _fail(node, "a take from a computed tensor or at computed indices; of inputs at an input's "
                                   "indices is lowered so far")
@@ -571,6 +577,10 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
     gathers: dict[str, dict[str, list[int]]] = {}
     for item in graph.inputs:
         role = _storage_of_input(item.type.shape, space, layout)
+        cut = slices.get(item.name)
+        narrow = cut is not None and cut.pitch and layout == "rows" and _narrow(item.type.shape, space)
+        if narrow:
+            role = "full"
         if not role:
             raise LoweringError(f"input {item.name} of shape {list(own[item.name].shape)} does not broadcast to the "
                                 f"kernel's {list(space)} as one of: " + ("the whole, a row of the inner axis, a value "
@@ -578,7 +588,6 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
                                 if layout == "cols" else "the whole, a row per row, a value per row, one row, one "
                                 "value"))
         outer = role not in ("percol", "perred") or _padded(item.type.shape, 3)[0] != 1
-        cut = slices.get(item.name)
         if cut is not None and cut.by_rows and (layout != "rows" or role not in ("full", "row")):
             raise LoweringError(f"input {cut.source} is sliced along its last axis or gathered by rows ({item.name}, "
                                 f"{item.type}) where the kernel reads it other than row by row")
@@ -590,7 +599,8 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
         source = cut.source if cut else item.name
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, own[source].shape, outer,
-                                cut.offset if cut else 0, cut.pitch if cut else 0))
+                                cut.offset if cut else 0, cut.pitch if cut else 0,
+                                item.type.shape[-1] if narrow else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
         storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow", "indexed": "full",
                    "picked": "full", "pooled": "full", "scattered": "full"}.get(role, role)
@@ -630,7 +640,8 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
             role = "percol"
         if value.phase == "finish":
             role = "total"
-        if role not in ("full", "perrow", "percol", "total") or name in {i.name for i in graph.inputs}:
+        if role not in ("full", "perrow", "percol", "total") or name in {i.name for i in graph.inputs} or (
+                layout == "rows" and role == "full" and _narrow(emitter.types[name].shape, space)):
             raise LoweringError(f"output {index} ({name}, {emitter.types[name]}) is not computed over the kernel's "
                                 f"{list(space)}: an output must be a computed tensor of that shape or one value "
                                 "per row")
@@ -664,6 +675,9 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
             raise _SecondPass(f"{node.op} ({node.source or node.name}): the result of a reduction over every element "
                               "used with the tensor again (a second pass over it) is not lowered yet")
         phase = "finish"
+    if node.op == "cat":
+        _cat(em, node, space, layout, operands)
+        return
     if family == "layout":
         source = operands[0]
         if source is None:
@@ -675,6 +689,9 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
         return
     if family == "scan":
         _scan(em, node, space, layout)
+        return
+    if node.op == "take":
+        _pick(em, node, space, layout)
         return
     if family == "reduce":
         if phase == "finish":
@@ -689,7 +706,8 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     if phase == "finish" and storage == "full":
         raise _SecondPass(f"{node.op} ({node.source or node.name}): the result of a reduction over every element "
                           "used with the whole tensor again (a second pass over it) is not lowered yet")
-    if storage == "full" and rows and _padded(node.type.shape, len(space)) != space:
+    if storage == "full" and rows and _padded(node.type.shape, len(space)) != space and not (
+            layout == "rows" and _narrow(node.type.shape, space)):
         raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
     for operand, value in zip(node.operands, operands, strict=True):
         padded = _padded(em.types[str(operand)].shape, len(space)) if value is not None else ()
@@ -798,6 +816,56 @@ def _scan(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
         return
     macro = "along_row" if layout == "rows" else "across_rows"
     em.macro(phase, f"{{{{ scans.{macro}('{op}', '{buffer}', '{source.buffer}', {reverse}) }}}}")
+
+
+def _narrow(shape: tuple[int, ...], space: tuple[int, ...]) -> bool:
+    """A value of the kernel's rows but fewer columns (a part of a concatenation along them): held in tiles of the
+    kernel's row stride, its columns first, the rest of each row unused."""
+    padded = _padded(shape, len(space))
+    return padded[:-1] == space[:-1] and 1 < padded[-1] < space[-1]
+
+
+def _cat(em: _Emitter, node: Node, space: tuple[int, ...], layout: str, operands: list[_Value | None]) -> None:
+    """A concatenation along the rows: each part's columns copied to theirs, for all of the tile's rows at once."""
+    widths = [_padded(em.types[str(o)].shape, len(space))[-1] if isinstance(o, str) else 0 for o in node.operands]
+    starts = [sum(widths[:k]) for k in range(len(widths))]
+    if layout != "rows" or node.attrs["dim"] != len(node.type.shape) - 1 or \
+            _padded(node.type.shape, len(space)) != space:
+        raise _fail(node, "a concatenation other than along the last axis of the kernel's rows")
+    if any(v is None or v.storage != "full" or v.phase != "tile" for v in operands):
+        raise _fail(node, "a concatenation of other than whole tiles (a part of one value per row, or computed per "
+                          "row)")
+    aligned = 32 // 4  # fp32 elements in a 32-byte block: where a vector operation may start
+    if any(start % aligned for start in starts) or space[-1] > 255 * aligned:
+        raise _fail(node, f"a concatenation of parts {widths} wide: a part starting off a 32-byte boundary of fp32, "
+                          f"or rows longer than {255 * aligned}, is not lowered")
+    buffer = em.full.take("tile")
+    em.hold(buffer)
+    em.values[node.name] = _Value("full", "tile", buffer, node.type.dtype)
+    em.passes += 1
+    for value, start, width in zip(operands, starts, widths, strict=True):
+        em.macro("tile", f"{{{{ columns.place('{buffer}', '{value.buffer}', {start}, {width}) }}}}")
+
+
+def _pick(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None:
+    """One element of each row at the row's index (a per-row value), on the scalar unit: a loss's value at its
+    target class."""
+    source, index = node.operands
+    shape = em.types[str(source)].shape
+    if layout != "rows" or em.values[str(source)].storage != "full" or _padded(shape, 2) != space:
+        raise _fail(node, "a take from a computed value other than one element of each of the kernel's rows")
+    buffer = em.stat.take("row")
+    em.hold(buffer)
+    em.values[node.name] = _Value("perrow", "row", buffer, node.type.dtype)
+    at = em.scalar(index, "row")
+    if at is None:
+        raise _fail(node, "a take at indices that are not one per row")
+    wrap = " k = k < 0 ? k + static_cast<int64_t>(cols) : k;" if node.attrs["wrap"] else ""
+    for line in ("VecToScalar();",
+                 f"{{ int64_t k = static_cast<int64_t>({at});{wrap} "
+                 f"{buffer}.SetValue(r * STAT, {em.values[str(source)].buffer}.GetValue(r * rowStride + k)); }}",
+                 "ScalarToVec();"):
+        em.macro("row", "            " + line)
 
 
 def _accumulate(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:

@@ -319,7 +319,8 @@ def run_context(op: Any, shape: tuple[int, ...], dtype: str, soc: Any) -> dict[s
     which APIs the SoC has for the dtype (`tuner.space.apis`: `has_data_copy_pad`, `has_fp32_cast`, ...)."""
     context = dict(op.context(shape, dtype))
     context.update(op.opts)
-    context.update(vector_cores=int(soc.vector_cores.value), ub_bytes=soc.usable_ub_bytes(8), soc_family=soc.family)
+    context.update(vector_cores=int(soc.vector_cores.value), ub_bytes=soc.usable_ub_bytes(8), soc_family=soc.family,
+                   live_tensors=int(soc.max_live_tensors_per_position.value))
     context.update(availability(soc.vector_costs, dtype))
     return context
 
