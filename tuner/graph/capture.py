@@ -61,6 +61,7 @@ TENSOR_CLAMP = frozenset({"aten.clamp.Tensor", "aten.clamp_min.Tensor", "aten.cl
 TRUTH_REDUCTIONS = {f"aten.{op}.{form}": ("amax" if op == "any" else "amin")
                     for op in ("any", "all") for form in ("dim", "dims", "default")}
 INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"}
+EXTREMES = {"aten.max.dim": "amax", "aten.min.dim": "amin"}  # (values, indices) along one axis
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
 TAKE = "aten.gather.default"
@@ -275,7 +276,6 @@ def _rewritten(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[
         return nodes, []
     dims = _dims(fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dim"), len(shape))
     keepdim = bool(fx.args[2] if len(fx.args) > 2 else fx.kwargs.get("keepdim", False))
-    kept = tuple(1 if i in dims else d for i, d in enumerate(shape))
     if target in TRUTH_REDUCTIONS:
         truth = x
         nodes = []
@@ -287,18 +287,51 @@ def _rewritten(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[
         return nodes, []
     if len(dims) != 1 and math.prod(shape[d] for d in dims) != math.prod(shape):
         raise CaptureError(f"{target} over several axes ({where}) is outside the kernel IR")
+    return _index_of(fx, x, dims, keepdim, INDEX_REDUCTIONS[target], fx.name, result)
+
+
+def _index_of(fx: torch.fx.Node, x: Operand, dims: tuple[int, ...], keepdim: bool, extreme: str, name: str,
+              result: TensorType) -> tuple[list[Node], list[Input]]:
+    """The first index of the extreme (`amax` or `amin`) of x along `dims`: where x is its extreme, the positions
+    along the axes (an index input), else past the end; their minimum."""
+    where, origin, base = _where(fx), _origin(fx), f"{name}_"
+    shape = tuple(int(d) for d in fx.args[0].meta["val"].shape)
+    kept = tuple(1 if i in dims else d for i, d in enumerate(shape))
     axis_shape = tuple(d if i in dims else 1 for i, d in enumerate(shape))
     index = Input(base + "index", TensorType(axis_shape, "float32"), "index")
     dtype = _type(fx.args[0], "an operand").dtype
-    extreme = INDEX_REDUCTIONS[target]
     count = float(math.prod(axis_shape))
+
+    def node(op: str, operands: tuple[Operand, ...], node_name: str, node_dtype: str, node_shape: tuple[int, ...],
+             attrs: dict[str, Any] | None = None) -> Node:
+        return Node(op, operands, node_name, TensorType(node_shape, node_dtype), attrs or {}, where, origin)
+
     nodes = [node(extreme, (x,), base + "extreme", dtype, kept, {"dims": dims, "keepdim": True}),
              node("eq", (x, base + "extreme"), base + "at", "bool", shape),
              node("where", (base + "at", index.name, count), base + "candidate", "float32", shape),
              node("amin", (base + "candidate",), base + "first", "float32", result.shape,
                   {"dims": dims, "keepdim": keepdim}),
-             node("cast", (base + "first",), fx.name, result.dtype, result.shape)]
+             node("cast", (base + "first",), name, result.dtype, result.shape)]
     return nodes, [index]
+
+
+def _extreme_with_index(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]
+                        ) -> tuple[list[Node], list[Input], dict[int, str]]:
+    """torch.max / torch.min along an axis: its values (amax / amin) and its indices (as argmax / argmin), the two
+    results a getitem picks."""
+    where = _where(fx)
+    x = _operand(fx.args[0], names, where)
+    shape = tuple(int(d) for d in fx.args[0].meta["val"].shape)
+    dims = _dims(fx.args[1], len(shape))
+    keepdim = bool(fx.args[2] if len(fx.args) > 2 else fx.kwargs.get("keepdim", False))
+    values, indices = fx.meta["val"]
+    dtype = _type(fx.args[0], "an operand").dtype
+    extreme = EXTREMES[str(fx.target)]
+    first = Node(extreme, (x,), f"{fx.name}_values", TensorType(tuple(int(d) for d in values.shape), dtype),
+                 {"dims": dims, "keepdim": keepdim}, where, _origin(fx))
+    nodes, inputs = _index_of(fx, x, dims, keepdim, extreme, f"{fx.name}_indices",
+                              TensorType(tuple(int(d) for d in indices.shape), "int64"))
+    return [first, *nodes], inputs, {0: first.name, 1: nodes[-1].name}
 
 
 def _scan(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand], flips: dict[torch.fx.Node, tuple[Operand, int]]
@@ -490,6 +523,11 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             nodes += made
             inputs_ir += indices
             names[fx] = fx.name
+        elif fx.op == "call_function" and target in EXTREMES:
+            made, indices, picks = _extreme_with_index(fx, names)
+            nodes += made
+            inputs_ir += indices
+            tuples[fx] = picks
         elif fx.op == "call_function" and target == FLIP and _flip_axis(fx) is not None:
             source, axis = fx.args[0], _flip_axis(fx)
             if isinstance(names.get(source), str) and reversed_scans.get(str(names[source])) == axis:
