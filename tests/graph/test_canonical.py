@@ -66,3 +66,20 @@ def test_operands_viewed_to_different_refinements_meet_on_their_common_one() -> 
 def test_a_view_across_axis_boundaries_is_left_as_it_is() -> None:
     original, graph, space = _coalesced(lambda x: x.view(6, 4).sum(-1), torch.randn(4, 6))
     assert graph is original and space == (4, 6)
+
+
+def test_instance_norms_repeated_weight_is_one_value_per_channel_of_the_kernels_rows() -> None:
+    weight = torch.linspace(0.5, 1.5, 6)
+    original, graph, space = _coalesced(lambda x: F.instance_norm(x, weight=weight, bias=weight),
+                                        torch.randn(2, 6, 7, 9))
+    assert space == (2, 6, 63) and _reductions(graph) == {(2,)}
+    assert [graph.types()[name].shape for name in graph.outputs] == [(2, 6, 63)]
+    repeated = [n.name for n in original.nodes if n.op == "view" and n.type.shape == (12,)]
+    assert repeated and all(graph.types()[name].shape == (1, 6, 1) for name in repeated)
+
+
+def test_a_broadcast_that_is_an_output_or_is_reduced_is_left_as_it_is() -> None:
+    for function, x in ((lambda x: x.repeat(3, 1) + 1, torch.randn(2, 5)),
+                        (lambda x: x.expand(4, 5).sum(-1), torch.randn(1, 5))):
+        original, graph, _ = _coalesced(function, x)
+        assert graph is original

@@ -38,6 +38,9 @@ CASES = [
                                                      torch.randn(7, 3)]),
     # torch's CPU group norm reads its per-group scales as [N, C] through an as_strided
     (lambda x, w, b: F.group_norm(x, 3, w, b), [torch.randn(2, 6, 4, 5), torch.rand(6), torch.randn(6)]),
+    # and its instance norm repeats the affine weight once per sample
+    (lambda x, w, b: F.instance_norm(x, weight=w, bias=b), [torch.randn(2, 3, 4, 5), torch.rand(3), torch.randn(3)]),
+    (lambda x: x.repeat(2, 1, 3), [torch.randn(4, 5)]),
 ]
 
 

@@ -43,6 +43,15 @@ TASKS = [
     ("batchnorm_eval_channel_bias", "x: self.bn(x) + self.bias", "torch.randn(3, 6, 5, 7)",
      "self.bn = nn.BatchNorm2d(6); self.bn.running_mean.uniform_(-1, 1); self.bn.running_var.uniform_(0.5, 2); "
      "self.bias = nn.Parameter(torch.randn(6, 1, 1))"),
+    # views that merge or split neighbouring axes, seen through: instance norm's batch norm over [1, N*C, H, W] (its
+    # affine weight repeated per sample: a per-channel table); group norm's [N, G, C/G, H*W]; a sum over the middle of
+    # rows split after a per-row bias
+    ("instance_norm_half", "x: F.instance_norm(x, eps=1e-3)", "torch.randn(3, 5, 9, 11, dtype=torch.float16)", ""),
+    ("instance_norm_affine", "x: self.norm(x)", "torch.randn(2, 6, 7, 9)",
+     "self.norm = nn.InstanceNorm2d(6, affine=True); nn.init.uniform_(self.norm.weight, 0.5, 1.5); "
+     "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
+    ("group_norm_plain_bf16", "x: F.group_norm(x, 2)", "torch.randn(2, 6, 5, 7, dtype=torch.bfloat16)", ""),
+    ("split_rows_middle_sum", "x, b: (x + b).view(2, 3, 20).sum(1)", "torch.randn(6, 20), torch.randn(6, 1)", ""),
     ("scans_along_rows", "x, m: (torch.cumsum(x * m, dim=-1) - x, "
      "torch.flip(torch.cumprod(torch.flip(1.0 + 0.01 * x, dims=[-1]), dim=-1), dims=[-1]))",
      "torch.randn(6, 70), torch.rand(6, 70) > 0.5", ""),
@@ -157,8 +166,3 @@ def test_bad_input_is_one_line_and_leaves_nothing(tmp_path: Path, files: dict[st
     result = tuner_here("optimize", *args, "--budget", "1", cwd=tmp_path)
     one_line_error(result, 2, *fragments)
     assert not (tmp_path / "runs").exists()
-    # views that merge or split neighbouring axes, seen through: instance norm's batch norm over [1, N*C, H, W];
-    # group norm's [N, G, C/G, H*W]; a sum over the middle of rows split after a per-row bias
-    ("instance_norm_half", "x: F.instance_norm(x, eps=1e-3)", "torch.randn(3, 5, 9, 11, dtype=torch.float16)", ""),
-    ("group_norm_plain_bf16", "x: F.group_norm(x, 2)", "torch.randn(2, 6, 5, 7, dtype=torch.bfloat16)", ""),
-    ("split_rows_middle_sum", "x, b: (x + b).view(2, 3, 20).sum(1)", "torch.randn(6, 20), torch.randn(6, 1)", ""),

@@ -1,24 +1,26 @@
 """The iteration space coalesced: a graph rewritten over the fewest axes that keep its broadcasts and reductions.
 
 Every value's axes are first laid on the space's *atoms*, the common refinement of all the shapes as TensorIterator
-would see them: an input's axes longer than one are atoms of their own; a pointwise operation's operands, right
-aligned as torch broadcasts, share the atoms of each axis where they span it (an atom met under two names is one);
-a view that only merges or splits neighbouring axes maps the runs of atoms of its source onto its own axes, splitting
-an atom where one of its axes ends inside it (instance norm's [2, 16, 30, 30] viewed as [1, 32, 30, 30]: 32 is the
-atoms 2 and 16; group norm's [3, 24, 13, 13] as [3, 6, 4, 169]: the 24 splits into 6 and 4); a reduction keeps its
-reduced axes as ones, `keepdim` or not, since both hold the same elements in the same order, and a scan's axis is kept
-apart as a reduced one is; a broadcast (`expand`) is its source. The space is the atoms in the order of the graph's
-largest value, each value's shape over them its own size where it spans an atom and one elsewhere. Then two
+would see them: an input's axes longer than one are atoms of their own; a pointwise operation's operands, right aligned
+as torch broadcasts, share the atoms of each axis where they span it (an atom met under two names is one); a view that
+only merges or splits neighbouring axes maps the runs of atoms of its source onto its own axes, splitting an atom where
+one of its axes ends inside it (instance norm's [2, 16, 30, 30] viewed as [1, 32, 30, 30]: 32 is the atoms 2 and 16;
+group norm's [3, 24, 13, 13] as [3, 6, 4, 169]: the 24 splits into 6 and 4); a reduction keeps its reduced axes as ones,
+`keepdim` or not, since both hold the same elements in the same order, and a scan's axis is kept apart as a reduced one
+is; a broadcast (`expand`) is its source on atoms of its new axes that it is *hollow* along (it only repeats its source
+there, and so does a view of it: the repeat of instance norm's [C] weight over the batch is a [C] weight viewed as
+[N*C], and what is computed from hollow atoms alone is hollow on them too). The space is the atoms in the order of the
+graph's largest value, each value's shape over them its own size where it spans an atom and one elsewhere. Then two
 neighbouring atoms merge where every value spans both or neither and both are reduced or neither, as TensorIterator
 coalesces dimensions. Softmax over `dim=1` of [8, 77, 130] becomes a reduction over the middle axis of [8, 77, 130];
-`sum(dim=(1, 2))` of [6, 31, 45] one over the last axis of [6, 1395]; F.instance_norm of [2, 16, 30, 30] (torch's
-batch norm over the axes 0, 2 and 3 of its [1, 32, 30, 30] view) one over the last axis of [32, 900].
+`sum(dim=(1, 2))` of [6, 31, 45] one over the last axis of [6, 1395]; F.instance_norm of [2, 16, 30, 30] (torch's batch
+norm over the axes 0, 2 and 3 of its [1, 32, 30, 30] view) one over the last axis of [32, 900].
 
 The kernel's tensors keep their own shapes (`lower` reads them from the original graph); only the IR's types and
 reduction axes change, and broadcasts become implicit. A graph this cannot align (a view that regroups elements across
-its axes' boundaries, such as [4, 6] as [6, 4]; two reductions over different axes; an operation outside the
-pointwise, reduction, scan, view and broadcast families) is returned as it is, and the lowering says what it cannot
-take."""
+its axes' boundaries, such as [4, 6] as [6, 4]; two reductions over different axes; an output, or a reduction, of a
+broadcast; an operation outside the pointwise, reduction, scan, view and broadcast families) is returned as it is, and
+the lowering says what it cannot take."""
 
 from __future__ import annotations
 
@@ -33,10 +35,6 @@ __all__ = ["canonical"]
 
 Run = tuple[int, ...]  # the atoms one axis of a value spans, in order
 Axes = tuple[Run | None, ...]  # a value's axes, each its run of atoms, or None where it is one (or broadcast)
-
-
-def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(d for d in shape if d != 1)
 
 
 def _everything(types: Mapping[str, TensorType], node: Node) -> bool:
@@ -150,65 +148,75 @@ def _pointwise(atoms: _Atoms, operands: Sequence[Axes], rank: int) -> Axes | Non
 
 
 class _Laid:
-    """Every value's axes over the atoms, and the atoms reduced or scanned."""
+    """Every value's axes over the atoms, the atoms it only broadcasts over (*hollow*: an expand's new axes, and
+    what is computed from them alone), and the atoms reduced or scanned."""
 
     def __init__(self) -> None:
         self.atoms = _Atoms()
         self.axes: dict[str, Axes] = {}
+        self.hollow: dict[str, Run] = {}
         self.reduced: list[tuple[str, list[Run | None]]] = []  # each reduction's operand and the runs it reduces
 
     def fresh(self, shape: tuple[int, ...]) -> Axes:
         return tuple((self.atoms.new(d),) if d != 1 else None for d in shape)
 
-    def node(self, node: Node, types: Mapping[str, TensorType]) -> Axes | None:
-        """The axes of the value a node makes; None where it does not lay on the atoms."""
+    def lay(self, node: Node, types: Mapping[str, TensorType]) -> bool:
+        """The axes and the hollow atoms of the value a node makes; False where it does not lay on the atoms."""
         family = OPS[node.op][0]
         tensors = [o for o in node.operands if isinstance(o, str)]
         sources = [self.axes[o] for o in tensors]
         shape = node.type.shape
+        hollow: Run = ()
+        axes: Axes | None
         if family == "pointwise":
-            return _pointwise(self.atoms, sources, len(shape))
-        if family == "reduce" and _everything(types, node):
-            return (None,) * len(shape)
-        if family == "reduce":
+            axes = _pointwise(self.atoms, sources, len(shape))
+            if axes is not None:  # hollow where every operand that spans the atom is hollow there
+                spans = [(set(self.atoms.leaves(self.axes[o])), set(self.atoms.leaves([self.hollow[o]])))
+                         for o in tensors]
+                hollow = tuple(a for a in self.atoms.leaves(axes)
+                               if all(a in empty for atoms, empty in spans if a in atoms))
+        elif family == "reduce" and _everything(types, node):
+            self.reduced.append((tensors[0], []))
+            axes = (None,) * len(shape)
+        elif family == "reduce":
             dims = node.attrs["dims"]
             self.reduced.append((tensors[0], [sources[0][d] for d in dims]))
             kept = tuple(None if i in dims else run for i, run in enumerate(sources[0]))
-            if len(shape) == len(kept):
-                return kept
-            return tuple(run for i, run in enumerate(kept) if i not in dims)
-        if family == "scan":
+            axes = kept if len(shape) == len(kept) else tuple(run for i, run in enumerate(kept) if i not in dims)
+        elif family == "scan":
             self.reduced.append((tensors[0], [sources[0][node.attrs["dim"]]]))
-            return sources[0]
-        if node.op == "expand":
-            source = sources[0]
-            offset = len(shape) - len(source)
-            return tuple(source[i - offset] if i >= offset else None for i in range(len(shape)))
-        if node.op == "view":
-            source, before = sources[0], types[tensors[0]].shape
-            if _squeezed(before) == _squeezed(shape):  # axes of one added or dropped: the same runs
-                runs = iter(run for run, d in zip(source, before, strict=True) if d != 1)
-                return tuple(next(runs) if d != 1 else None for d in shape)
-            if any(run is None and d != 1 for run, d in zip(source, before, strict=True)):
-                return None  # a view regrouping a broadcast
-            return self.atoms.regroup(source, shape)
-        return None  # slices, gathers and windows of computed values: the lowering names them
+            axes, hollow = sources[0], self.hollow[tensors[0]]
+        elif node.op == "expand":
+            source, offset = sources[0], len(shape) - len(sources[0])
+            runs: list[Run | None] = []
+            for i, d in enumerate(shape):
+                run = source[i - offset] if i >= offset else None
+                if run is None and d != 1:  # an axis it is broadcast along
+                    run = (self.atoms.new(d),)
+                    hollow += run
+                runs.append(run)
+            axes, hollow = tuple(runs), self.hollow[tensors[0]] + hollow
+        elif node.op == "view":
+            axes, hollow = self.atoms.regroup(sources[0], shape), self.hollow[tensors[0]]
+        else:
+            return False  # slices, gathers and windows of computed values: the lowering names them
+        if axes is None:
+            return False
+        self.axes[node.name], self.hollow[node.name] = axes, hollow
+        return True
 
 
 def _aligned(graph: Graph, space: tuple[int, ...]
              ) -> tuple[tuple[int, ...], dict[str, tuple[int, ...]], frozenset[int], int] | None:
-    """The atoms' sizes in the order of the largest value (one of shape `space`), each value's shape over them, the
-    atoms reduced or scanned, and where the atoms of that value's last axis begin; None where a value does not lay
-    on them."""
+    """The atoms' sizes in the order of the largest value (one of shape `space`), each value's shape over them (one
+    where it is hollow), the atoms reduced or scanned, and where the atoms of that value's last axis begin; None
+    where a value does not lay on them."""
     laid = _Laid()
     types = graph.types()
     for item in graph.inputs:
-        laid.axes[item.name] = laid.fresh(item.type.shape)
-    for node in graph.nodes:
-        axes = laid.node(node, types)
-        if axes is None:
-            return None
-        laid.axes[node.name] = axes
+        laid.axes[item.name], laid.hollow[item.name] = laid.fresh(item.type.shape), ()
+    if not all(laid.lay(node, types) for node in graph.nodes):
+        return None
     atoms = laid.atoms
     widest = [name for name, t in types.items() if t.shape == space
               and math.prod(atoms.sizes[a] for a in atoms.leaves(laid.axes[name])) == math.prod(space)]
@@ -221,11 +229,17 @@ def _aligned(graph: Graph, space: tuple[int, ...]
         at = [order.get(a, -1) for a in atoms.leaves(axes)]
         if any(k < 0 for k in at) or at != sorted(set(at)):
             return None  # an atom outside the largest value, twice in one value, or out of its order
-        aligned[name] = tuple(size if k in at else 1 for k, size in enumerate(sizes))
-    if any(math.prod(aligned[n.name]) != math.prod(n.type.shape) for n in graph.nodes if n.op != "expand"):
-        return None  # a value that is more than its atoms (a broadcast read as if it were its source)
+        spanned = set(at) - {order[a] for a in atoms.leaves([laid.hollow[name]])}
+        aligned[name] = tuple(size if k in spanned else 1 for k, size in enumerate(sizes))
+    if any(atoms.leaves([laid.hollow[name]]) for name in graph.outputs) or \
+            {k for shape in aligned.values() for k, d in enumerate(shape) if d != 1} != set(range(len(sizes))):
+        return None  # an output that is a broadcast (stored whole), or an axis only broadcast over
     reduced: set[int] | None = None
     for operand, runs in laid.reduced:
+        if atoms.leaves([laid.hollow[operand]]):
+            return None  # a reduction of a broadcast counts its copies
+        if not runs:
+            continue  # over every element
         dims = {order[a] for a in atoms.leaves(runs)}
         if aligned[operand] != sizes or (reduced is not None and dims != reduced):
             return None
@@ -255,7 +269,7 @@ def canonical(graph: Graph, space: tuple[int, ...], last_alone: bool = False) ->
     """The graph over its coalesced space, and that space (the graph and `space` as they are where the values do not
     align); `last_alone`: the last axis stays an axis of its own (an input is read as rows of it)."""
     found = _aligned(graph, space) if space else None  # a graph of single values has nothing to coalesce
-    if found is None or any(n.op == "expand" and n.name in graph.outputs for n in graph.nodes):
+    if found is None:
         return graph, space
     sizes, aligned, reduced, last = found
     groups = _groups(sizes, aligned.values(), reduced, last if last_alone else -1)

@@ -1,8 +1,9 @@
 """Capture: a PyTorch module and example inputs, traced on CPU with `torch.export` and decomposed to core aten
 (and further, through torch's own decompositions, for the composite operations in `DECOMPOSED`: softmax, the
 norms, the activations), as a kernel IR `Graph` (ir.py). Variance (`var_mean`, `var`) becomes its mean, difference,
-square and sum here. An aten operation outside the IR, or a dtype outside `DTYPES`, is a `CaptureError`: one line
-naming it and the line of the user's code it comes from."""
+square and sum here; `repeat` a view, a broadcast and a view; an `as_strided` that reads its contiguous source in
+order a view. An aten operation outside the IR, or a dtype outside `DTYPES`, is a `CaptureError`: one line naming it
+and the line of the user's code it comes from."""
 
 from __future__ import annotations
 
@@ -77,6 +78,7 @@ FLIP = "aten.flip.default"
 SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
 STRIDED = "aten.as_strided.default"  # a view where it reads its source's elements in order (group norm's affine)
 CAT = "aten.cat.default"  # cat(tensors, dim)
+REPEAT = "aten.repeat.default"  # a broadcast along new axes, viewed (instance norm's affine weight, once per sample)
 _aten = torch.ops.aten
 # operations the IR holds whole, which core aten would otherwise decompose (a scan into slices and additions)
 KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default)
@@ -470,6 +472,25 @@ def _strided_view(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Nod
                 where, _origin(fx))
 
 
+def _repeat(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> list[Node]:
+    """x.repeat(r0, r1, ...) as views and a broadcast: x viewed with an axis of one before each of its axes repeated
+    (its shape aligned right on the repeats), broadcast along those to [r0, s0, r1, s1, ...], viewed as the result."""
+    where, origin = _where(fx), _origin(fx)
+    source = fx.args[0]
+    repeats = [int(r) for r in fx.args[1]]
+    shape = [int(d) for d in source.meta["val"].shape]
+    shape = [1] * (len(repeats) - len(shape)) + shape
+    result = _type(fx, f"the result of {fx.target}")
+    placed = [d for r, s in zip(repeats, shape, strict=True) for d in ([1, s] if r != 1 else [s])]
+    repeated = [d for r, s in zip(repeats, shape, strict=True) for d in ([r, s] if r != 1 else [s])]
+    x = _operand(source, names, where)
+    nodes = [Node("view", (x,), f"{fx.name}_placed", TensorType(tuple(placed), result.dtype), {}, where, origin),
+             Node("expand", (f"{fx.name}_placed",), f"{fx.name}_repeated", TensorType(tuple(repeated), result.dtype),
+                  {}, where, origin),
+             Node("view", (f"{fx.name}_repeated",), fx.name, result, {}, where, origin)]
+    return nodes
+
+
 def _flip_axis(fx: torch.fx.Node) -> int | None:
     dims = fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dims")
     rank = len(fx.args[0].meta["val"].shape)
@@ -564,6 +585,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
         elif fx.op == "call_function" and target == CAT:
             names[fx] = fx.name
             nodes.append(_cat(fx, names))
+        elif fx.op == "call_function" and target == REPEAT:
+            names[fx] = fx.name
+            nodes += _repeat(fx, names)
         elif fx.op == "call_function" and target == STRIDED:
             names[fx] = fx.name
             nodes.append(_strided_view(fx, names))
