@@ -64,7 +64,8 @@ def _bytes(tensor: KernelTensor) -> int:
 def _ub_expression(lowered: Lowered) -> str:
     """UB bytes of a point, buffer by buffer as the skeleton's Init allocates them (32 bytes of slack each)."""
     flat = lowered.layout in ("flat", "total", "chunks")
-    stride = f"align_up(tile_cols, {lowered.row_align})"
+    stride = ("(inner if tile_cols >= inner and inner % 8 == 0 else "
+              f"align_up(min(tile_cols, inner), {lowered.row_align}))")
     tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)", "chunks": "(tile_len + 64)",
             "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
             "cols": f"(align_up(red * {stride}, 64) + 64)"}[lowered.layout]
