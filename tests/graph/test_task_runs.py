@@ -83,6 +83,8 @@ TASKS = [
      "torch.randn(20, 10), torch.randint(0, 10, (20, 1))", ""),
     ("max_values_and_indices", "x: torch.max(x * 2.0, dim=-1)", "torch.randn(7, 45)", ""),
     ("min_middle_values", "x: torch.min(x, dim=1, keepdim=True)[0] + 1.0", "torch.randn(3, 20, 11)", ""),
+    ("cross_entropy_with_targets", "p, t: F.cross_entropy(p, t)", "torch.randn(50, 10), torch.randint(0, 10, (50,))",
+     ""),
     # rows longer than UB holds: in chunks, a pass per depth of reduction
     ("softmax_long_rows_shared_weight", "x, w: torch.softmax(x * w, dim=-1)",
      "torch.randn(3, 25000, dtype=torch.float16), torch.rand(25000, dtype=torch.float16)", ""),

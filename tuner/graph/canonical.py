@@ -198,6 +198,9 @@ class _Laid:
             axes, hollow = tuple(runs), self.hollow[tensors[0]] + hollow
         elif node.op == "view":
             axes, hollow = self.atoms.regroup(sources[0], shape), self.hollow[tensors[0]]
+        elif node.op == "take" and node.attrs["dim"] == len(shape) - 1 == len(sources[0]) - 1 and shape[-1] == 1:
+            self.reduced.append((tensors[0], [sources[0][-1]]))  # one element of each row: the row stays whole
+            axes = sources[0][:-1] + (None,)
         else:
             return False  # slices, gathers and windows of computed values: the lowering names them
         if axes is None:

@@ -81,7 +81,7 @@ def _ub_expression(lowered: Lowered) -> str:
                     t.role, f"{slot} * 4"))
                 buffers += 1
             if t.role == "perrow":
-                terms.append("align_up(tile_rows, 8) * stat * 4")
+                terms.append("(align_up(tile_rows, 8) * stat + 64) * 4")
                 buffers += 1
         elif t.role == "row":
             terms.append(f"{tile} * 4 + row_stride * {_bytes(t)}")
@@ -89,7 +89,7 @@ def _ub_expression(lowered: Lowered) -> str:
         elif t.role == "table":
             size = lowered.gathers[t.name]["size"]
             terms.append(f"align_up({size}, 8) * 4 + align_up({size * _bytes(t)}, 32) + "
-                         "align_up(tile_rows, 8) * stat * 4")
+                         "(align_up(tile_rows, 8) * stat + 64) * 4")
             buffers += 2
     for t in lowered.outs:
         slot = {"perrow": per_row_out, "percol": stride}.get(t.role, tile)
