@@ -256,6 +256,10 @@ def _print_run(summary, as_json: bool) -> None:
 @click.option("--llm-timeout", default=60.0, show_default=True, type=float, help="Seconds one LLM request may take.")
 @click.option("--repair-rounds", default=2, show_default=True, type=int,
               help="Times a failed rewrite goes back to the LLM with the compiler's or checker's output.")
+@click.option("--generate-rounds", default=3, show_default=True, type=int,
+              help="With an LLM (--llm-model): a task file the tuner cannot make a kernel of, or whose generated "
+                   "kernel fails, is written by the LLM, given back the compiler's output, the fault or the first "
+                   "mismatches up to this many times (0: never; without an LLM such a task is refused in one line).")
 @click.option("--plateau", default=30, show_default=True, type=int,
               help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
 @click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
@@ -265,8 +269,8 @@ def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str 
              budget: int, sampler: str, seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
              option_specs: tuple[str, ...], as_json: bool, prepare: bool, llm_model: str | None, no_llm: bool,
-             llm_max_calls: int, llm_timeout: float, repair_rounds: int, plateau: int, plateau_eps: float,
-             no_rewrites: bool) -> None:
+             llm_max_calls: int, llm_timeout: float, repair_rounds: int, generate_rounds: int, plateau: int,
+             plateau_eps: float, no_rewrites: bool) -> None:
     """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest.
 
     OP is a packaged operator's name, a task file in KernelBench's format (PATH.py: Model, get_inputs,
@@ -297,7 +301,8 @@ def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str 
                            time_limit_s=time_limit, storage=storage,
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
                            llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,
-                           repair_rounds=repair_rounds, plateau=plateau, plateau_eps=plateau_eps)
+                           repair_rounds=repair_rounds, generate_rounds=generate_rounds, plateau=plateau,
+                           plateau_eps=plateau_eps)
         optimizer = make_optimizer(config)
         click.echo(f"backend: {choice.backend} ({choice.why}); times are {time_source(choice.backend, choice.soc)}",
                    err=True)

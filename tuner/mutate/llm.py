@@ -1,4 +1,5 @@
-"""The LLM rewriter: asks any OpenAI-compatible chat endpoint for a new template and checks the answer's form.
+"""The LLM rewriter: asks any OpenAI-compatible chat endpoint for a new template (a rewrite of one, or a whole
+kernel of a user's task) and checks the answer's form.
 
 It is on only when a model is named (`--llm-model` or TUNER_LLM_MODEL): a user's OPENAI_API_KEY, set for other
 tools, never turns it on. It never raises for the endpoint or the answer: a timeout, an HTTP error, an answer
@@ -20,8 +21,9 @@ from urllib.parse import urlsplit
 import openai
 
 from tuner.errors import UsageError
-from tuner.mutate.base import MutationContext, Mutator, Proposal
+from tuner.mutate.base import GenerationContext, MutationContext, Mutator, Proposal
 from tuner.mutate.contract import RESERVED_NAMES, ContractError, parse_answer
+from tuner.mutate.generation import build_generation_messages
 from tuner.mutate.prompts import build_messages, prompt_text, strip_line_labels
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -111,6 +113,15 @@ class LlmMutator(Mutator):
 
     def propose(self, context: MutationContext) -> list[Proposal]:
         """One proposal for `context` (possibly rejected, with its reason), or none once the budget is spent."""
+        reserved = RESERVED_NAMES | set(context.knob_space) | set(context.soc_limits)
+        return self._ask(build_messages(context), reserved)
+
+    def generate(self, context: GenerationContext) -> list[Proposal]:
+        """One whole kernel for a task (`context`), as `propose` answers; none once the budget is spent."""
+        reserved = RESERVED_NAMES | set(context.knob_space) | set(context.names) | set(context.soc_limits)
+        return self._ask(build_generation_messages(context), reserved)
+
+    def _ask(self, messages: list[dict[str, str]], reserved: set[str] | frozenset[str]) -> list[Proposal]:
         with self._lock:
             if self.calls >= self.settings.max_calls:
                 self.skipped = f"LLM call budget spent ({self.calls} of {self.settings.max_calls} calls)"
@@ -118,7 +129,6 @@ class LlmMutator(Mutator):
             self.calls += 1
             name = f"llm-{self.calls}"
         self.skipped = None
-        messages = build_messages(context)
         proposal = Proposal(origin=self.origin, name=name, template=None, prompt=prompt_text(messages))
         try:
             reply = self._complete(messages)
@@ -129,7 +139,6 @@ class LlmMutator(Mutator):
         if reply.finish_reason == "length":
             proposal.rejected = "the answer was cut off at the model's output limit (finish_reason=length)"
             return [proposal]
-        reserved = RESERVED_NAMES | set(context.knob_space) | set(context.soc_limits)
         try:
             answer = parse_answer(reply.content, reserved)
         except ContractError as exc:

@@ -245,26 +245,34 @@ def _question(context: MutationContext) -> str:
         f"# Kernel template\nLine N is labelled /*LN*/; \"template line N\" below means that line.\n"
         f"```cpp\n{number_lines(context.template)}\n```",
     ]
-    diagnostics = _clip(scrub_paths(context.diagnostics.strip()), DIAGNOSTICS_LIMIT)
-    if diagnostics:
-        title = _FEEDBACK_TITLES.get(context.trigger, "Feedback")
-        parts.append(f"# {title}\n{QUOTED_NOTE}\n```text\n{quoted(diagnostics)}\n```")
-    excerpt = _excerpt(context.rendered, diagnostics) if context.rendered else ""
-    if excerpt:
-        parts.append(f"# Rendered source (kernel.cpp) around the lines named above\n```text\n{excerpt}\n```")
-    parts.append(f"# Knobs of this candidate\n```yaml\n{_yaml(context.knobs)}```")
-    parts.append(f"# Knob space of the variant\n```yaml\n{_yaml(context.knob_space)}```")
+    parts += feedback_parts(context.trigger, context.diagnostics, context.rendered)
+    parts.append(f"# Knobs of this candidate\n```yaml\n{yaml_lines(context.knobs)}```")
+    parts.append(f"# Knob space of the variant\n```yaml\n{yaml_lines(context.knob_space)}```")
     profile = _profile(context)
     if profile:
         parts.append(f"# Profile\n{profile}")
     if context.soc_limits:
-        parts.append("# SoC limits\n" + "\n".join(f"- {k}: {_value(v)}" for k, v in _flat(context.soc_limits)))
+        parts.append(limits_part(context.soc_limits))
     library = used_library(context.template)
     if library:
         parts.append("# Kernel library (read-only: the files the template imports or extends)\n" + "\n".join(
             f"## {name}\n```cpp\n{text.rstrip()}\n```" for name, text in library.items()))
-    parts.append(f"# Ascend C API card\n{_card(context)}")
+    parts.append(f"# Ascend C API card\n{soc_card(context.soc, context.soc_limits)}")
     return "\n\n".join(parts) + "\n"
+
+
+def feedback_parts(trigger: str, diagnostics: str, rendered: str | None) -> list[str]:
+    """The prompt's sections on a failure: the compiler's output, the fault or the first mismatches (paths cut,
+    clipped, quoted), and the rendered lines they name."""
+    diagnostics = _clip(scrub_paths(diagnostics.strip()), DIAGNOSTICS_LIMIT)
+    parts = []
+    if diagnostics:
+        title = _FEEDBACK_TITLES.get(trigger, "Feedback")
+        parts.append(f"# {title}\n{QUOTED_NOTE}\n```text\n{quoted(diagnostics)}\n```")
+    excerpt = _excerpt(rendered, diagnostics) if rendered else ""
+    if excerpt:
+        parts.append(f"# Rendered source (kernel.cpp) around the lines named above\n```text\n{excerpt}\n```")
+    return parts
 
 
 def used_library(template: str) -> dict[str, str]:
@@ -283,13 +291,19 @@ def used_library(template: str) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def _card(context: MutationContext) -> str:
-    for name in (context.soc, str(context.soc_limits.get("family", ""))):
+def soc_card(soc: str, soc_limits: Mapping[str, Any]) -> str:
+    """The API card of `soc` (or of the family its limits name)."""
+    for name in (soc, str(soc_limits.get("family", ""))):
         try:
             return api_card(name)
         except UnknownFamilyError:
             continue
-    return f"(no API support data for SoC {context.soc}; use only APIs the template already uses)"
+    return f"(no API support data for SoC {soc}; use only APIs the template already uses)"
+
+
+def limits_part(soc_limits: Mapping[str, Any]) -> str:
+    """The prompt's section on the SoC's limits."""
+    return "# SoC limits\n" + "\n".join(f"- {k}: {_value(v)}" for k, v in _flat(soc_limits))
 
 
 def _profile(context: MutationContext) -> str:
@@ -337,7 +351,7 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _yaml(value: Mapping[str, Any]) -> str:
+def yaml_lines(value: Mapping[str, Any]) -> str:
     """One `name: value` line per entry, each value in YAML's flow style, in the mapping's order."""
     lines = [yaml.safe_dump({key: item}, sort_keys=False, default_flow_style=True, width=1 << 16).strip()[1:-1]
              for key, item in _plain(dict(value)).items()]

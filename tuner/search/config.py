@@ -62,6 +62,9 @@ class RunConfig:
     llm_max_calls: int = 20
     llm_timeout_s: float = 60.0
     repair_rounds: int = 2
+    # with an LLM: a task the tuner cannot make a kernel of, or whose generated kernel fails, is written by the LLM
+    # in a generate-compile-run-fix loop of this many answers (0: never)
+    generate_rounds: int = 3
     plateau: int = 30
     plateau_eps: float = 0.01
     # a user's own operator: a task file in KernelBench's format, or one function of a file with its inputs described
@@ -92,7 +95,8 @@ class RunConfig:
     def _check_numbers(self) -> None:
         for flag, value, least in (("--budget", self.budget, 1), ("--jobs", self.jobs, 1),
                                    ("--workers", self.workers, 1), ("--llm-max-calls", self.llm_max_calls, 0),
-                                   ("--repair-rounds", self.repair_rounds, 0), ("--plateau", self.plateau, 0)):
+                                   ("--repair-rounds", self.repair_rounds, 0), ("--plateau", self.plateau, 0),
+                                   ("--generate-rounds", self.generate_rounds, 0)):
             if value < least:
                 raise UsageError(f"{flag} must be at least {least} (got {value})" if least else
                                  f"{flag} must not be negative (got {value})")
@@ -108,7 +112,18 @@ class RunConfig:
         """The task's operator (captured once per process and file content), or None for a packaged operator."""
         if self.task is None:
             return None
-        return task_operator(self.task, self.function, self.inputs)
+        return task_operator(self.task, self.function, self.inputs, unlowered=self.generates)
+
+    @property
+    def generates(self) -> bool:
+        """Whether an LLM writes a task's kernel where the tuner cannot (or its own fails): rewrites on, an LLM
+        configured as for rewrites, and --generate-rounds above 0. Without, a task capture or lowering refuses is
+        one line, as ever."""
+        if self.task is None or not self.rewrites or self.generate_rounds == 0:
+            return False
+        from tuner.mutate.llm import settings_from  # the openai client loads only for a run that may ask
+
+        return settings_from(self.llm_model, self.no_llm, self.llm_max_calls) is not None
 
     @property
     def operator(self) -> Operator:
@@ -156,7 +171,7 @@ def run_operator(attrs: Mapping[str, Any]) -> tuple[Operator, Path]:
     task = attrs.get("task")
     if task:
         op = task_operator(Path(task["path"]), task.get("function") or None, task.get("inputs") or None,
-                           task.get("name"))
+                           task.get("name"), unlowered=True)  # the run exists: an LLM may have written its kernel
         return op.with_options(attrs.get("options", {})), Path(task["project"])
     return get_operator(attrs["op"]).with_options(attrs.get("options", {})), PROJECT_ROOT
 
@@ -172,16 +187,19 @@ def task_target(op: str, inputs: str | None) -> tuple[Path | None, str | None]:
     return (Path(path + ".py") if op.endswith(".py") or function else None), function or None
 
 
-def task_operator(path: Path, function: str | None, inputs: str | None, name: str | None = None) -> GraphOperator:
-    """A task's operator (`graph_operator`), captured once per process and task file content: a run's config, its
-    summaries and its export each ask for it, and an edited file is a new entry."""
+def task_operator(path: Path, function: str | None, inputs: str | None, name: str | None = None, *,
+                  unlowered: bool = False) -> GraphOperator:
+    """A task's operator (`graph_operator`, without a generated kernel where it refuses the task and `unlowered`),
+    captured once per process and task file content: a run's config, its summaries and its export each ask for it,
+    and an edited file is a new entry."""
     content = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
-    return _captured(str(path), function, inputs, name, content)
+    return _captured(str(path), function, inputs, name, content, unlowered)
 
 
 @functools.lru_cache(maxsize=16)
-def _captured(path: str, function: str | None, inputs: str | None, name: str | None, content: str) -> GraphOperator:
-    return graph_operator(Path(path), function, inputs, name=name)
+def _captured(path: str, function: str | None, inputs: str | None, name: str | None, content: str,
+              unlowered: bool) -> GraphOperator:
+    return graph_operator(Path(path), function, inputs, name=name, unlowered=unlowered)
 
 
 def run_memory_bytes(op: Operator, shape: tuple[int, ...], dtype: str, jobs: int, sets: int = INPUT_SETS) -> int:

@@ -42,6 +42,7 @@ from tuner.search import phases, report
 from tuner.search.compile_cache import CompileCache
 from tuner.search.config import RunConfig, run_memory_bytes
 from tuner.search.evaluate import INPUT_SETS, Evaluator, Measurement, RunInputs
+from tuner.search.generation import FRAME, GenerationError, draft_point, generation_context
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
 from tuner.search.rewrites import MutationRecord, Rewriter, RewriteSettings, make_mutators, soc_limits, warm_start
 from tuner.search.roofline import roofline
@@ -240,6 +241,8 @@ class Optimizer:
             settings=RewriteSettings(self.mutators, self.config.repair_rounds),
             facts={"shape": self.config.shape, "dtype": self.config.dtype, "soc": self.soc.name,
                    "soc_limits": soc_limits(self.soc, self.context), "options": dict(self.op.opts)})
+        if isinstance(self.op, GraphOperator) and self.op.lowered is None and not self.space.variants:
+            self._write_kernel()
         for variant in self.space.variants.values():
             try:
                 points = variant.feasible_points(self.context)
@@ -268,8 +271,42 @@ class Optimizer:
             live = self.live.get(entry.variant)
             if live is not None and not any(t.attrs.get("role") == "baseline" for t in live.trials.all()):
                 live.trials.enqueue(params, {"role": "baseline", "why": entry.why})
+        elif isinstance(self.op, GraphOperator) and self.op.lowered is None:
+            self._written_baseline()
         for live in self.live.values():
             self._refresh(live)
+        for record in self.rewriter.records:  # a resumed run: a failed generated kernel stays replaced
+            failed = self.live.get(record.parent)
+            if record.trigger == "generate" and record.variant in self.live and failed is not None and \
+                    failed.state.best is None:
+                why = f"replaced by {record.variant}, which the LLM wrote"
+                failed.state.retired = self.skipped[record.parent] = why
+
+    def _write_kernel(self) -> None:
+        """A task the tuner has no kernel of: the LLM writes one in the generate-compile-run-fix loop, and the
+        kernel that passes is the run's variant; GenerationError (one line) when none does."""
+        assert self.rewriter is not None and isinstance(self.op, GraphOperator)
+        start = generation_context(self.op, self.space, self.context, self.rewriter.facts, FRAME)
+        recorded = len(self.rewriter.records)
+        variant = self.rewriter.generate(start, FRAME, rounds=self.config.generate_rounds)
+        if variant is None:
+            tried = self.rewriter.records[recorded:]
+            last = f"the last: {tried[-1].verdict}" if tried else "the LLM was not asked: its call budget is spent"
+            raise GenerationError(f"{self.op.source.name}: {self.op.refusal}; and no kernel the LLM wrote passed in "
+                                  f"{len(tried)} of --generate-rounds {self.config.generate_rounds} ({last})")
+        self.space = replace(self.space, variants={**self.space.variants, variant.name: variant})
+
+    def _written_baseline(self) -> None:
+        """A task's first kernel the LLM wrote starts at the point it was checked at, as the run's baseline."""
+        for live in self.live.values():
+            if live.variant.raw.get("lineage", {}).get("trigger") != "generate":
+                continue
+            if not any(t.attrs.get("role") == "baseline" for t in live.trials.all()):
+                point = draft_point(live.variant, {}, self.context)
+                if point is not None:
+                    live.trials.enqueue(point, {"role": "baseline", "why": "the LLM's kernel at the point it was "
+                                                                          "checked at"})
+            return
 
     def _refresh(self, live: _Live) -> None:
         live.state.refresh(live.trials.all())
@@ -535,13 +572,42 @@ class Optimizer:
         recorded = len(rewriter.records)
         failure = measurement.error_class
         if failure is not None and failure.repairable and rewriter.has_llm:
-            made += [(v, failure, params) for v in rewriter.repair(live.variant, params, measurement)]
+            if self._generates_for(live, rewriter):
+                rewriter.asked_repair.add((live.variant.name, str(failure)))  # the written kernel is its repair
+                made += [(v, "generate", params) for v in self._rewrite_kernel(live, params, measurement)]
+            else:
+                made += [(v, failure, params) for v in rewriter.repair(live.variant, params, measurement)]
         if measurement.measured and self.plateau.observe(self.best_us()):
             made += self._improve(rewriter)
         for record in rewriter.records[recorded:]:
             self._attach_record(record)
         for variant, trigger, parent_params in made:
             self._add_variant(variant, trigger, parent_params)
+
+    def _generates_for(self, live: _Live, rewriter: Rewriter) -> bool:
+        """Whether a failed candidate of `live` goes to the generate loop rather than to a repair: the kernel the
+        tuner generated for a task, not one correct candidate yet, and no kernel written for it before."""
+        return isinstance(self.op, GraphOperator) and self.op.lowered is not None and \
+            self.config.generate_rounds > 0 and "lineage" not in live.variant.raw and live.state.best is None and \
+            not any(r.trigger == "generate" and r.parent == live.variant.name for r in rewriter.records)
+
+    def _rewrite_kernel(self, live: _Live, params: dict[str, Any], measurement: Measurement) -> list[Variant]:
+        """The tuner's generated kernel fails: the LLM writes the task's kernel in the generate loop, told the
+        failure, starting from the generated kernel and its space."""
+        assert self.rewriter is not None and isinstance(self.op, GraphOperator)
+        frame = {k: v for k, v in live.variant.raw.items() if k not in ("lineage", "template")}
+        failure = f"the kernel the tuner generated ({live.variant.name}) fails: {measurement.error_class}"
+        start = generation_context(self.op, self.space, self.context, self.rewriter.facts, frame,
+                                   draft=live.variant.template.read_text(), failure=failure,
+                                   trigger=str(measurement.error_class), rendered=measurement.source,
+                                   diagnostics=self.rewriter.diagnostics(live.variant, params, measurement))
+        variant = self.rewriter.generate(start, frame, live.variant, params, self.config.generate_rounds)
+        if variant is None:
+            return []
+        if live.state.best is None:  # it has not passed anywhere: the written kernel takes its place in the search
+            live.state.retired = self.skipped[live.variant.name] = \
+                f"replaced by {variant.name}, which the LLM wrote when it failed ({measurement.error_class})"
+        return [variant]
 
     def _attach_record(self, record: MutationRecord) -> None:
         """A proposal's prompt, response and template as artifacts of its parent's study (the dashboard's view)."""

@@ -1,7 +1,8 @@
 """Structural rewrites inside a run: when a mutator is asked (a failed candidate, a plateau), how its proposal
 becomes a variant (its template checked against the render bounds and screened, rendered in the bounded child,
 compiled, checked like any candidate on the parent's best knobs), and what is recorded (`runs/<run>/mutations.jsonl`,
-one line per proposal, the proposal's files beside it)."""
+one line per proposal, the proposal's files beside it). A whole kernel the LLM writes for a user's task
+(`Rewriter.generate`, the generate-compile-run-fix loop) goes the same way, over the space `generation.py` gives it."""
 
 from __future__ import annotations
 
@@ -19,12 +20,13 @@ import yaml
 from tuner.backends.base import Backend
 from tuner.data.socs import Soc
 from tuner.errors import ErrorClass
-from tuner.mutate.base import MutationContext, Mutator, Proposal
+from tuner.mutate.base import GenerationContext, MutationContext, Mutator, Proposal
 from tuner.mutate.prompts import map_diagnostics, mark_template_lines
 from tuner.mutate.sandbox import ScreenedBackend
 from tuner.mutate.screen import ScreenError, screen_source, screen_template
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, Measurement, RunInputs
+from tuner.search.generation import draft_point, generated_space
 from tuner.space.expr import ExpressionError, parse
 from tuner.space.render import TemplateError, check_template, render_text
 from tuner.space.spaces import (
@@ -182,11 +184,8 @@ class Rewriter:
         if measurement.error_class is None or not measurement.error_class.repairable or key in self.asked_repair:
             return []
         self.asked_repair.add(key)
-        diagnostics = measurement.detail
-        if measurement.error_class == ErrorClass.COMPILE_ERROR and measurement.compile_log:
-            diagnostics = self._mapped(parent, params, measurement.compile_log)
         context = self._context(str(measurement.error_class), parent, params, rendered=measurement.source,
-                                diagnostics=diagnostics)
+                                diagnostics=self.diagnostics(parent, params, measurement))
         return self._ask(context, parent, params)
 
     def improve(self, parent: Variant, params: Mapping[str, Any], profile: Mapping[str, Any],
@@ -195,6 +194,35 @@ class Rewriter:
         context = self._context("plateau", parent, params, profile=dict(profile), best_us=best_us,
                                 roofline_us=roofline_us)
         return self._ask(context, parent, params)
+
+    def generate(self, start: GenerationContext, frame: Mapping[str, Any], parent: Variant | None = None,
+                 params: Mapping[str, Any] | None = None, rounds: int = 3) -> Variant | None:
+        """The generate-compile-run-fix loop: ask the LLM for a whole kernel of the task `start` describes, screen,
+        build, run and check it at its draft point (`draft_point`); on a failure send back the compiler's output
+        mapped to the answer's lines, the fault line or the first mismatches (or why the answer was refused) and
+        ask again, `rounds` answers at most. The first kernel that passes is a variant of the run, its space
+        `frame` plus the knobs it declares (`generated_space`), its parent the failed generated kernel where there
+        is one; None when none passed or the LLM could not be asked (its call budget spent, no answer)."""
+        writer = next((m for m in self.settings.mutators if m.origin == "llm"), None)
+        if writer is None:
+            return None
+        context, owner = start, parent.name if parent is not None else ""
+        for round_ in range(rounds):
+            answers = writer.generate(context)
+            if not answers:
+                return None
+            proposal = answers[0]
+            variant, feedback, verdict = self._try(proposal, parent, params or {}, frame)
+            self._record("generate", owner, proposal, verdict, variant, round_)
+            if variant is not None:
+                return variant
+            if feedback is None:
+                if proposal.response is None:  # the endpoint gave no answer: asking again is the client's to do
+                    return None
+                feedback = _Feedback(ErrorClass.RENDER_ERROR, f"the answer was refused: {proposal.rejected}")
+            context = replace(context, trigger=str(feedback.trigger), template=proposal.template or context.template,
+                              rendered=feedback.rendered, diagnostics=feedback.text, round=round_ + 1)
+        return None
 
     # ----- proposals ---------------------------------------------------------------------------------
     def _context(self, trigger: str, parent: Variant, params: Mapping[str, Any], **extra: Any) -> MutationContext:
@@ -205,6 +233,13 @@ class Rewriter:
             soc=self.facts["soc"], variant=parent.name, template=template, template_name=name,
             knobs=dict(params), knob_space=copy.deepcopy(dict(parent.raw.get("knobs", {}))),
             soc_limits=dict(self.facts["soc_limits"]), options=dict(self.facts.get("options", {})), **extra)
+
+    def diagnostics(self, variant: Variant, params: Mapping[str, Any], measurement: Measurement) -> str:
+        """What a failed candidate of `variant` tells a model: the compiler's output mapped to template lines, or
+        the fault line, or the first mismatches."""
+        if measurement.error_class == ErrorClass.COMPILE_ERROR and measurement.compile_log:
+            return self._mapped(variant, params, measurement.compile_log)
+        return measurement.detail
 
     def _mapped(self, variant: Variant, params: Mapping[str, Any], diagnostics: str) -> str:
         """Compiler diagnostics with the rendered source's line numbers mapped back to template lines."""
@@ -236,7 +271,7 @@ class Rewriter:
         """Try a proposal; an LLM's failed one goes back to it with the failure, up to the repair rounds."""
         for round_ in range(self.settings.repair_rounds + 1):
             variant, feedback, verdict = self._try(proposal, parent, params)
-            self._record(context, proposal, verdict, variant, round_)
+            self._record(context.trigger, context.variant, proposal, verdict, variant, round_)
             if variant is not None or feedback is None or mutator.origin != "llm" or \
                     round_ == self.settings.repair_rounds:
                 return variant
@@ -248,17 +283,18 @@ class Rewriter:
             proposal, context = answers[0], retry
         return None
 
-    def _name(self, parent: Variant, proposal: Proposal) -> str:
-        base = f"{parent.name}+{proposal.name}"
+    def _name(self, parent: Variant | None, proposal: Proposal) -> str:
+        base = f"{parent.name}+{proposal.name}" if parent is not None else proposal.name
         taken = set(self.space.variants) | {p.name for p in self.variants_dir.glob("*")}
         name, n = base, 2
         while name in taken:
             name, n = f"{base}-{n}", n + 1
         return name
 
-    def _try(self, proposal: Proposal, parent: Variant,
-             params: Mapping[str, Any]) -> tuple[Variant | None, _Feedback | None, str]:
-        """(variant, None, "accepted: ...") or (None, feedback or None, "rejected: ...")."""
+    def _try(self, proposal: Proposal, parent: Variant | None, params: Mapping[str, Any],
+             frame: Mapping[str, Any] | None = None) -> tuple[Variant | None, _Feedback | None, str]:
+        """(variant, None, "accepted: ...") or (None, feedback or None, "rejected: ..."). A rewrite's space is its
+        parent's plus what its answer declares; a written kernel's (`frame` given) is `frame` plus that."""
         if proposal.rejected or not proposal.template:
             return None, None, f"rejected: {proposal.rejected or 'no template'}"
         try:
@@ -275,26 +311,40 @@ class Rewriter:
         shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(parents=True)
         try:
-            return self._build(directory, name, proposal, parent, params)
+            return self._build(directory, name, proposal, parent, params, frame)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
 
-    def _build(self, directory: Path, name: str, proposal: Proposal, parent: Variant,
-               params: Mapping[str, Any]) -> tuple[Variant | None, _Feedback | None, str]:
+    def _build(self, directory: Path, name: str, proposal: Proposal, parent: Variant | None,
+               params: Mapping[str, Any], frame: Mapping[str, Any] | None
+               ) -> tuple[Variant | None, _Feedback | None, str]:
         assert proposal.template is not None
         (directory / "kernel.cpp.j2").write_text(proposal.template)
-        if proposal.extends_parent:
+        if proposal.extends_parent and parent is not None:
             shutil.copyfile(parent.template, directory / "parent.cpp.j2")
         try:
-            space_raw = _merge_knobs(parent, proposal.knobs_yaml)
+            if frame is None:
+                assert parent is not None
+                space_raw = _merge_knobs(parent, proposal.knobs_yaml)
+            else:
+                space_raw = generated_space(frame, proposal.knobs_yaml, f"written by the LLM ({proposal.name})")
         except SpaceError as exc:
             return None, _Feedback(ErrorClass.RENDER_ERROR, f"the yaml block: {exc}"), f"rejected: yaml block: {exc}"
-        lineage = {"name": name, "parent": parent.name, "origin": proposal.origin, "proposal": proposal.name,
-                   "rationale": proposal.rationale, "space": space_raw}
+        lineage = {"name": name, "parent": parent.name if parent is not None else None, "origin": proposal.origin,
+                   "proposal": proposal.name, "rationale": proposal.rationale, "space": space_raw}
+        if frame is not None:
+            lineage["trigger"] = "generate"
         (directory / REWRITE_FILE).write_text(yaml.safe_dump(lineage, sort_keys=False))
         try:
             variant = rewritten_variant(directory, self.space.op)
-            warm = warm_start(variant, params, self.context)
+            if frame is None:
+                warm: dict[str, Any] | None = warm_start(variant, params, self.context)
+            else:
+                warm = draft_point(variant, params, self.context)
+                if warm is None:
+                    why = variant.why_empty(self.context)
+                    return None, _Feedback(ErrorClass.RENDER_ERROR, f"no point of the kernel's space is feasible: "
+                                           f"{why}"), f"rejected: no feasible point: {why}"
             point = variant.evaluate(warm, self.context)
         except (SpaceError, ExpressionError) as exc:
             return None, _Feedback(ErrorClass.RENDER_ERROR, str(exc)), f"rejected: {exc}"
@@ -329,10 +379,10 @@ class Rewriter:
         shutil.copytree(directory, final)
         accepted = rewritten_variant(final, self.space.op)
         self.space = replace(self.space, variants={**self.space.variants, name: accepted})
-        return accepted, None, \
-            f"accepted: {measurement.value:.3f} µs on the parent's best knobs ({measurement.time_source})"
+        where = "the parent's best knobs" if frame is None else f"its draft point {warm}"
+        return accepted, None, f"accepted: {measurement.value:.3f} µs on {where} ({measurement.time_source})"
 
-    def _record(self, context: MutationContext, proposal: Proposal, verdict: str, variant: Variant | None,
+    def _record(self, trigger: str, parent: str, proposal: Proposal, verdict: str, variant: Variant | None,
                 round_: int) -> MutationRecord:
         number = len(self.records) + 1
         files = {}
@@ -347,7 +397,7 @@ class Rewriter:
         verdict = " ".join(verdict.split())
         if len(verdict) > VERDICT_CHARS:
             verdict = f"{verdict[:VERDICT_CHARS]}…"
-        record = MutationRecord(number=number, trigger=context.trigger, origin=proposal.origin, parent=context.variant,
+        record = MutationRecord(number=number, trigger=trigger, origin=proposal.origin, parent=parent,
                                 proposal=proposal.name, verdict=verdict, variant=variant.name if variant else None,
                                 round=round_, rationale=proposal.rationale, usage=dict(proposal.usage), files=files,
                                 time=time.time())

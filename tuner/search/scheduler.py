@@ -98,6 +98,7 @@ class VariantState:
     measured: int = 0
     best: float | None = None
     best_trial: TrialFacts | None = None  # the best trial measured itself (not a copy of its twin's result)
+    retired: str = ""  # why the variant is asked no more (a kernel the LLM wrote replaced it)
 
     def __post_init__(self) -> None:
         if not self.feasible_keys:
@@ -130,7 +131,7 @@ class VariantState:
 
     @property
     def exhausted(self) -> bool:
-        return len(self.seen) >= len(self.feasible)
+        return bool(self.retired) or len(self.seen) >= len(self.feasible)
 
     def untried(self, taken: Iterable[tuple] = ()) -> list[dict[str, Any]]:
         """The feasible points not yet tried, queued, or in `taken`."""

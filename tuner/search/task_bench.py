@@ -233,7 +233,8 @@ def run_task(config: TaskBenchConfig, path: Path, backend: Backend,
     graph = run_config.graph
     assert graph is not None
     try:
-        eager = time_eager(graph, backend, run_config.run_dir / "eager")
+        eager = time_eager(graph, backend, run_config.run_dir / "eager") if graph.graph is not None else \
+            EagerTime((), "not captured (its kernel was the LLM's): no eager-equivalent")
     except Exception as exc:
         eager = EagerTime((), f"timing it failed: {_one_line(exc)}")
     return _from_summary(path, summary, eager, tuned + eager.seconds)
