@@ -85,6 +85,9 @@ TASKS = [
     ("min_middle_values", "x: torch.min(x, dim=1, keepdim=True)[0] + 1.0", "torch.randn(3, 20, 11)", ""),
     ("cross_entropy_with_targets", "p, t: F.cross_entropy(p, t)", "torch.randn(50, 10), torch.randint(0, 10, (50,))",
      ""),
+    ("group_norm_affine_odd_plane", "x: self.norm(x) * 2.0", "torch.randn(2, 6, 5, 7)",
+     "self.norm = nn.GroupNorm(3, 6); nn.init.uniform_(self.norm.weight, 0.5, 1.5); "
+     "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
     # rows longer than UB holds: in chunks, a pass per depth of reduction
     ("softmax_long_rows_shared_weight", "x, w: torch.softmax(x * w, dim=-1)",
      "torch.randn(3, 25000, dtype=torch.float16), torch.rand(25000, dtype=torch.float16)", ""),

@@ -44,6 +44,7 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
         f"{{% set totals = {json.dumps(lowered.totals)} %}}",
         f"{{% set row_align = {lowered.row_align} %}}",
         f"{{% set passes = {lowered.pass_count} %}}",
+        f"{{% set row_group = {lowered.row_group} %}}",
         '{% extends "_lib/graph.j2" %}',
         "",
         "{% block tile %}",
@@ -124,6 +125,9 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
     and why that draft."""
     layout = lowered.layout
     items = "outer * ceil_div(inner, tile_cols)"
+    group = lowered.row_group
+    grouped = [{"expr": f"tile_rows % {group} == 0", "why": f"a tile holds whole groups of {group} rows, which its "
+                                                               "reductions combine"}] if group > 1 else []
     geometry: dict[str, dict[str, object]] = {
         "flat": {"blocks": "min(vector_cores, ceil_div(n, block_elems))",
                  "knobs": {"tile_len": {"type": "categorical", "choices": [256, 512, 1024, 2048, 4096, 8192, 16384]}},
@@ -133,13 +137,14 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
                                          "one (up to the first draft's)"}],
                  "tiling": {"total": "n", "tile_len": "tile_len"}, "draft": {"tile_len": 1024},
                  "draft_why": "tiles of 1024 elements"},
-        "rows": {"blocks": "min(vector_cores, rows)",
-                 "knobs": {"tile_rows": {"type": "int", "low": 1, "high": "min(rows, 256)"}},
+        "rows": {"blocks": f"min(vector_cores, rows // {group})",
+                 "knobs": {"tile_rows": {"type": "int", "low": group, "high": f"max({group}, min(rows, 256))"}},
                  "aligned": "cols % block_elems == 0", "what": "rows",
-                 "constraints": [{"expr": "tile_rows <= ceil_div(rows, block_dim)",
-                                  "why": "a tile holds no more rows than its block owns"}],
-                 "tiling": {"rows": "rows", "cols": "cols", "tile_rows": "tile_rows"}, "draft": {"tile_rows": 1},
-                 "draft_why": "one row at a time"},
+                 "constraints": [{"expr": f"tile_rows <= {group} * ceil_div(rows // {group}, block_dim)",
+                                  "why": "a tile holds no more rows than its block owns"}, *grouped],
+                 "tiling": {"rows": "rows", "cols": "cols", "tile_rows": "tile_rows"},
+                 "draft": {"tile_rows": group},
+                 "draft_why": "one row at a time" if group == 1 else f"one group of {group} rows at a time"},
         "chunks": {"blocks": "min(vector_cores, rows)",
                    "knobs": {"tile_len": {"type": "categorical", "choices": [512, 1024, 2048, 4096, 8192, 16384]}},
                    "aligned": "cols % block_elems == 0", "what": "rows",

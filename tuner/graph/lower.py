@@ -104,6 +104,7 @@ class Lowered:
     totals: list[dict[str, str]] = field(default_factory=list)  # each accumulator, its start and combination
     finish: list[str] = field(default_factory=list)  # the math once the accumulators are combined
     pass_count: int = 1  # chunks: the passes over each row
+    row_group: int = 1  # rows: reductions over the last two axes, each over this many neighbouring rows (a group)
     chunked: Lowered | None = None  # rows: the same graph over rows in chunks (a second variant), where it lowers
 
     @property
@@ -309,6 +310,8 @@ def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]
     axes = {d for n in reductions for d in n.attrs.get("dims", (n.attrs.get("dim"),))}
     if axes == {len(space) - 1}:
         return "rows", _padded(space, 2)
+    if axes == {len(space) - 2, len(space) - 1} and len(space) >= 3 and not everything:
+        return "rows", space  # the last two axes as groups of rows (a group norm whose weight varies along both)
     if axes == {len(space) - 2} and not everything:
         return "cols", _padded(space, 3)
     node = reductions[0]
@@ -649,9 +652,10 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
         outs.append(KernelTensor(kernel_name, name, kernel_dtype(emitter.types[name].dtype), role,
                                  own[name].shape or (1,)))
         out_values[kernel_name] = value.buffer
+    grouped = any(OPS[n.op][0] == "reduce" and len(n.attrs.get("dims", ())) == 2 for n in graph.nodes)
     return Lowered(layout, space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
                    emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1), emitter.totals,
-                   emitter.finish)
+                   emitter.finish, row_group=space[-2] if layout == "rows" and grouped else 1)
 
 
 def _combine(storages: list[str]) -> str:
@@ -777,9 +781,11 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     source = em.values[str(node.operands[0])]
     shape = em.types[str(node.operands[0])].shape
     last = len(shape) - 1
-    if source.storage not in ("full", "row") or _padded(shape, len(space)) != space or node.attrs["dims"] != (last,):
+    grouped = node.attrs["dims"] == (last - 1, last) and node.op != "prod"
+    if source.storage not in ("full", "row") or _padded(shape, len(space)) != space or \
+            (node.attrs["dims"] != (last,) and not grouped):
         raise _fail(node, f"a reduction over axes {list(node.attrs['dims'])} of {list(shape)}: reductions over the "
-                          "last axis of the kernel's rows are lowered so far")
+                          "last axis of the kernel's rows, or over its last two as groups of rows, are lowered so far")
     buffer = em.stat.take("row")
     em.hold(buffer)
     em.values[node.name] = _Value("perrow", "row", buffer, node.type.dtype)
@@ -790,7 +796,14 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
         em.macro("row", f"{{{{ scans.product_of_row('{buffer}', '{source.buffer}') }}}}")
         return
     em.put("row", f"{REDUCE_API[node.op]}({dst}, {em.ref(str(node.operands[0]), 'row')}, work, cols);")
-    if node.op == "mean":
+    if grouped:  # every row's value first, then each group's combined into each of its rows, then the rest
+        combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
+        scale = _literal(1.0 / (space[-1] * space[-2])) if node.op == "mean" else "1.0f"
+        em.macro("row", "        }")
+        em.macro("row", f"{{{{ reductions.combine_groups('{combine}', '{buffer}', {space[-2]}, '{scale}') }}}}")
+        em.macro("row", "        for (uint32_t r = 0; r < n; ++r) {")
+        em.scalars_read = {key: name for key, name in em.scalars_read.items() if key[1] != "row"}
+    elif node.op == "mean":
         em.put("row", f"Muls({dst}, {dst}, {_literal(1.0 / space[-1])}, 1);")
 
 
