@@ -88,6 +88,8 @@ TASKS = [
     ("group_norm_affine_odd_plane", "x: self.norm(x) * 2.0", "torch.randn(2, 6, 5, 7)",
      "self.norm = nn.GroupNorm(3, 6); nn.init.uniform_(self.norm.weight, 0.5, 1.5); "
      "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
+    ("cat_of_inputs_and_computed", "x, y: torch.cat((x, torch.sigmoid(y) * 2.0), dim=-1) - 1.0",
+     "torch.randn(6, 16), torch.randn(6, 24)", ""),
     # rows longer than UB holds: in chunks, a pass per depth of reduction
     ("softmax_long_rows_shared_weight", "x, w: torch.softmax(x * w, dim=-1)",
      "torch.randn(3, 25000, dtype=torch.float16), torch.rand(25000, dtype=torch.float16)", ""),

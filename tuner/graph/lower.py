@@ -581,9 +581,11 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
     for item in graph.inputs:
         role = _storage_of_input(item.type.shape, space, layout)
         cut = slices.get(item.name)
-        narrow = cut is not None and cut.pitch and layout == "rows" and _narrow(item.type.shape, space)
-        if narrow:
+        narrow = (cut is None or cut.pitch) and layout == "rows" and _narrow(item.type.shape, space)
+        if narrow:  # a part of a concatenation along the rows: rows of its own width (a slice's: its tensor's apart)
             role = "full"
+            if cut is None:
+                cut = _Slice(item.name, 0, item.type.shape[-1])
         if not role:
             raise LoweringError(f"input {item.name} of shape {list(own[item.name].shape)} does not broadcast to the "
                                 f"kernel's {list(space)} as one of: " + ("the whole, a row of the inner axis, a value "
