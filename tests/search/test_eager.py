@@ -107,8 +107,8 @@ def test_the_ir_evaluated_wide_is_the_forward_in_float64_through_its_casts():
 
 
 REDUCTIONS = ("sum", "mean", "amax", "amin", "prod")
-SHAPES = {"view": (4, 2), "expand": (3, 2, 4), "slice": (2, 2), **{op: (2, 1) for op in REDUCTIONS}}
-ATTRS = {"clamp": {"min": -0.5, "max": None}, "slice": {"dim": 1, "start": 1, "stop": 4, "step": 2},
+SHAPES = {"view": (4, 2), "expand": (3, 2, 4), "slice": (2, 2), "cat": (2, 8), **{op: (2, 1) for op in REDUCTIONS}}
+ATTRS = {"clamp": {"min": -0.5, "max": None}, "slice": {"dim": 1, "start": 1, "stop": 4, "step": 2}, "cat": {"dim": 1},
          **{op: {"dims": (1,), "keepdim": True} for op in REDUCTIONS}}
 
 
@@ -116,7 +116,7 @@ ATTRS = {"clamp": {"min": -0.5, "max": None}, "slice": {"dim": 1, "start": 1, "s
                                       if OPS[op][0] in ("pointwise", "reduce", "layout")))
 def test_each_operation_is_evaluated_to_its_type(op: str):
     f32 = TensorType((2, 4), "float32")
-    node = Node(op, ("x", "y", "z")[:OPS[op][1]], "out", TensorType(SHAPES.get(op, (2, 4)), "float32"),
+    node = Node(op, ("x", "y", "z")[:OPS[op][1] or 2], "out", TensorType(SHAPES.get(op, (2, 4)), "float32"),
                 ATTRS.get(op, {}))
     graph = Graph(tuple(Input(name, f32, "input") for name in "xyz"), (node,), ("out",))
     values = {name: torch.rand(2, 4) + 0.5 for name in "xyz"}
