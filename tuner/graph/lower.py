@@ -654,7 +654,8 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
         outs.append(KernelTensor(kernel_name, name, kernel_dtype(emitter.types[name].dtype), role,
                                  own[name].shape or (1,)))
         out_values[kernel_name] = value.buffer
-    grouped = any(OPS[n.op][0] == "reduce" and len(n.attrs.get("dims", ())) == 2 for n in graph.nodes)
+    grouped = len(space) >= 3 and any(OPS[n.op][0] == "reduce" and not n.attrs.get("total") and
+                                      tuple(n.attrs["dims"]) == (len(space) - 2, len(space) - 1) for n in graph.nodes)
     return Lowered(layout, space, ins, outs, out_values, emitter.full.made, emitter.stat.made,
                    emitter.uses, gathers, emitter.tile, emitter.row, max(emitter.passes, 1), emitter.totals,
                    emitter.finish, row_group=space[-2] if layout == "rows" and grouped else 1)

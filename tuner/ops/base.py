@@ -94,7 +94,8 @@ class Expected:
         finite = torch.isfinite(ref)
         scale = float(magnitude[finite].max()) if bool(finite.any()) else 0.0
         atol = max(rtol * 1e-2 * scale, TINY[dtype])
-        varies = ref.numel() > 1 and float(ref.max()) != float(ref.min())
+        rounded = ref.to(getattr(torch, dtype)).to(torch.float64)  # as the output's dtype holds it
+        varies = ref.numel() > 1 and float(rounded.max()) != float(rounded.min())
         allowed = atol + rtol * magnitude + (slack if slack is not None else 0.0)
         inverse = torch.where(finite & torch.isfinite(allowed), 1.0 / allowed, 1.0 / atol)
         return cls(ref.to(torch.float32), inverse.to(torch.float32), rtol, atol, varies)
