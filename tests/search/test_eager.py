@@ -81,6 +81,13 @@ def test_views_move_no_data_they_are_read_through_by_the_kernel_that_uses_them()
     assert [n.op for n in mul.nodes] == ["view", "view", "mul"]
 
 
+def test_a_concatenation_is_a_kernel_of_its_own_and_a_dropped_result_no_kernel():
+    rope = _graph("torch.cat((-x[:, 20:], x[:, :20]), dim=-1) * 2.0")
+    assert [k.origin for k in eager_kernels(rope)] == ["neg", "cat", "mul"]
+    values = _graph("torch.max(x, dim=-1)[0]")  # its indices are not computed: no index input either
+    assert [n.op for n in values.nodes] == ["amax"] and [i.kind for i in values.inputs] == ["input"]
+
+
 @pytest.mark.parametrize("forward", [
     "torch.softmax(x / 0.7, dim=-1)",
     "torch.where(x > 0.3, x.exp(), x.clamp(-1.0, 1.0)).sum(-1, keepdim=True) - x.amax(-1, keepdim=True)",

@@ -621,4 +621,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             outputs = tuple(str(names[r]) for r in results)
         else:
             raise CaptureError(f"a {fx.op} node ({fx.target}) is outside the kernel IR")
-    return Graph(inputs=tuple(inputs_ir), nodes=tuple(nodes), outputs=outputs)
+    live = set(outputs)  # what an output needs: a result the forward drops (torch.max's indices) goes
+    for node in reversed(nodes):
+        if node.name in live:
+            live.update(o for o in node.operands if isinstance(o, str))
+    return Graph(inputs=tuple(i for i in inputs_ir if i.kind != "index" or i.name in live),
+                 nodes=tuple(n for n in nodes if n.name in live), outputs=outputs)

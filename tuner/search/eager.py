@@ -52,7 +52,7 @@ class EagerKernel:
 
 
 def _moves_data(node: Node) -> bool:
-    return OPS[node.op][0] != "layout"
+    return OPS[node.op][0] != "layout" or node.op == "cat"  # a concatenation is a copy
 
 
 def eager_kernels(graph: Graph) -> list[EagerKernel]:
