@@ -101,8 +101,9 @@ def test_a_reduction_over_every_element_accumulates_per_block_and_combines_throu
     assert any(line.strip().startswith("Muls(s1[r * STAT], s0[r * STAT], 0.5f") for line in lowered.finish)  # once
     space = yaml.safe_load(space_text(lowered, "my_op", "my_op.py"))
     assert space["args"][-2] == {"name": "workspace", "kind": "workspace", "bytes": "block_dim * 32 * 3"}
-    _, centred = _lowered(lambda m, x: x - x.mean(), torch.randn(2100))  # a second pass: one row, one block
-    assert (centred.layout, centred.shape) == ("rows", (1, 2100))
+    _, centred = _lowered(lambda m, x: x - x.mean(), torch.randn(2100))  # a second pass over every block's tiles
+    assert (centred.layout, centred.shape, centred.pass_count) == ("sweeps", (2100,), 2)
+    assert [(t["combine"], t["pass"], t["scale"]) for t in centred.totals] == [("Add", "0", repr(1 / 2100) + "f")]
 
 
 def test_slices_of_an_input_read_the_same_tensor_at_an_offset_or_as_pitched_rows(tmp_path) -> None:

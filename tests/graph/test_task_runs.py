@@ -97,6 +97,7 @@ TASKS = [
      "torch.randn(2, 20001), torch.randn(2, 1)", ""),
     ("cumsum_long_row", "x: torch.cumsum(x, dim=-1) * 0.5", "torch.randn(2, 40000)", ""),
     ("normalized_by_its_total", "x: x / x.norm()", "torch.randn(70000)", ""),
+    ("standardized_by_its_totals", "x: (x - x.mean()) / x.std()", "torch.randn(3000, 7, dtype=torch.float16)", ""),
 ]
 
 

@@ -64,10 +64,10 @@ def _bytes(tensor: KernelTensor) -> int:
 
 def _ub_expression(lowered: Lowered) -> str:
     """UB bytes of a point, buffer by buffer as the skeleton's Init allocates them (32 bytes of slack each)."""
-    flat = lowered.layout in ("flat", "total", "chunks")
+    flat = lowered.layout in ("flat", "total", "chunks", "sweeps")
     stride = ("(inner if tile_cols >= inner and inner % 8 == 0 else "
               f"align_up(min(tile_cols, inner), {lowered.row_align}))")
-    tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)", "chunks": "(tile_len + 64)",
+    tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)", "chunks": "(tile_len + 64)", "sweeps": "(tile_len + 64)",
             "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
             "cols": f"(align_up(red * {stride}, 64) + 64)"}[lowered.layout]
     per_row_in, per_row_out = "align_up(tile_rows, 32)", "32" if lowered.layout == "chunks" else "tile_rows * stat"
@@ -163,7 +163,7 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
                  "tiling": {"outer": "outer", "red": "red", "inner": "inner", "tile_cols": "tile_cols"},
                  "draft": {"block_dim": "min(vector_cores, outer * ceil_div(inner, 16))", "tile_cols": 16},
                  "draft_why": "16 columns at a time"},
-    }["flat" if layout == "total" else layout]
+    }["flat" if layout in ("total", "sweeps") else layout]
     streamed_in = sum(t.role in STREAMED for t in lowered.ins)
     streamed_out = sum(t.role != "total" for t in lowered.outs)
     knobs: dict[str, object] = {

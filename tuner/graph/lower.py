@@ -9,7 +9,9 @@ GM, `inner` apart), and the reduction folds the tile's rows into one (halves add
 every row so that what follows reads it as a tile. A reduction over every element makes it `total`: tiles of the
 array as in `flat`, each reduced into a per-block accumulator; after its last tile every block writes its partials
 to the GM workspace, SyncAll, and block 0 combines them and computes what follows the reduction (the `row` math,
-once) and the one-value outputs. Each value is stored as one of
+once) and the one-value outputs; where what follows reads the whole tensor again, it is `sweeps`: the flat tiles in a
+pass per depth of reduction, the blocks exchanging each pass's accumulators. A `rows` kernel also comes as `chunks`,
+rows one at a time in chunks of a tile, in the same passes (`_chunked`), for rows longer than UB holds. Each value is stored as one of
 
     full     a tile of the iteration shape            scalar   one number (a constant, or an input of one element)
     perrow   one value per row (a reduction's)        row      one row shared by all rows (an input such as a weight)
@@ -88,7 +90,7 @@ class Lowered:
     """A kernel for one graph: its layout and geometry, its GM arguments in order (inputs, then outputs), and the
     template variables and math (`tile`, `row`) that `template.py` writes out."""
 
-    layout: str  # flat | rows | cols | total | chunks
+    layout: str  # flat | rows | cols | total | chunks | sweeps
     shape: tuple[int, ...]  # the iteration shape: any rank (flat), rows x cols (rows, chunks), outer x red x inner
     # (cols)
     ins: list[KernelTensor]
@@ -127,7 +129,7 @@ class Lowered:
     def context(self) -> dict[str, int]:
         """The geometry a search space's expressions name: n (flat); rows, cols, row_stride (rows); outer, red,
         inner (cols)."""
-        if self.layout in ("flat", "total"):
+        if self.layout in ("flat", "total", "sweeps"):
             return {"n": self.total}
         if self.layout == "cols":
             return dict(zip(("outer", "red", "inner"), self.shape, strict=True))
@@ -192,6 +194,8 @@ class _Emitter:
         self.passes = 0
         self.totals: list[dict[str, str]] = []
         self.one_row = False  # chunks: the tile is part of one row, whose per-row values are scalars everywhere
+        self.sweeps = False  # sweeps: the row is the whole tensor, its chunks every block's tiles
+        self.step = 0  # chunks, sweeps: the pass being emitted
         self.pinned: set[str] = set()  # buffers that outlive their values: accumulators and carries of chunks
 
     # ---- where a value lives ------------------------------------------------------------------------------
@@ -472,10 +476,11 @@ def lower(graph: Graph) -> Lowered:
     except _SecondPass:
         if layout != "total":
             raise
-        # one row, reduced whole by one block
-        graph = Graph(graph.inputs, tuple(replace(n, attrs={"dims": (0,), "keepdim": True}) if n.attrs.get("total")
-                                          else n for n in graph.nodes), graph.outputs)
-        layout, space = "rows", _padded(space, 2)
+        graph = Graph(graph.inputs, tuple(replace(n, attrs={"dims": (len(space) - 1,), "keepdim": True})
+                                          if n.attrs.get("total") else n for n in graph.nodes), graph.outputs)
+        with contextlib.suppress(LoweringError):  # the tensor in passes over every block's tiles
+            return _chunked(graph, _padded(space, 2), own, slices, sweeps=True)
+        layout, space = "rows", _padded(space, 2)  # else one row, reduced whole by one block
         lowered = _lowered(graph, layout, space, own, slices)
     if layout == "rows":
         with contextlib.suppress(LoweringError):  # else rows that fit a tile only
@@ -483,13 +488,16 @@ def lower(graph: Graph) -> Lowered:
     return lowered
 
 
-def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], slices: dict[str, _Slice]) -> Lowered:
+def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], slices: dict[str, _Slice],
+             sweeps: bool = False) -> Lowered:
     """The graph over rows taken one at a time in chunks of the tile's length, for rows longer than a tile holds.
     A row takes as many passes over its chunks as its reductions are deep: pass p computes, chunk by chunk, what the
     reductions of depth p + 1 reduce (into a per-row accumulator each), reading the deeper ones' values as scalars;
-    the last pass computes and stores the outputs. What a pass needs of earlier values is computed again."""
+    the last pass computes and stores the outputs. What a pass needs of earlier values is computed again.
+    `sweeps`: one row, the whole tensor, its chunks the tiles of every block (a reduction over everything used with
+    the tensor again); after each pass the blocks exchange their accumulators through the GM workspace."""
     em = _Emitter(graph)
-    em.one_row = True
+    em.one_row, em.sweeps = True, sweeps
     ins: list[KernelTensor] = []
     roles = {"full": "full", "row": "shared", "perrow": "rowvalue", "scalar": "scalar"}
     for item in graph.inputs:
@@ -516,12 +524,13 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
             kind[node.name] = "perrow"
         else:
             kind[node.name] = _combine([kind[o] for o in operands])
-    if any(kind[o] == "scalar" for o in graph.outputs):
+    if any(kind[o] == "scalar" for o in graph.outputs) or (sweeps and any(kind[o] != "full" for o in graph.outputs)):
         raise LoweringError("an output of one value in a kernel over rows in chunks")
     last = max(ready[o] if kind[o] == "full" else max(ready[o] - 1, 0) for o in graph.outputs)
     base = dict(em.values)
     lines: list[str] = []
     for step in range(last + 1):
+        em.step = step
         targets = [n.name for n in graph.nodes if OPS[n.op][0] == "reduce" and ready[str(n.operands[0])] == step]
         targets += list(graph.outputs) if step == last else []
         made = {n.name: n for n in graph.nodes}
@@ -569,6 +578,9 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
         outs.append(KernelTensor(f"out{index}", name, kernel_dtype(em.types[name].dtype), value.storage,
                                  own[name].shape or (1,)))
         out_values[f"out{index}"] = value.buffer
+    if sweeps:
+        return Lowered("sweeps", space[-1:], ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines,
+                       [], max(em.passes, 1), em.totals, pass_count=last + 1)
     return Lowered("chunks", space, ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines, [],
                    max(em.passes, 1), pass_count=last + 1)
 
@@ -825,8 +837,9 @@ def _scan(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     op = "Add" if node.op == "cumsum" else "Mul"
     reverse = "true" if node.attrs["reverse"] else "false"
     if layout == "chunks":  # chunk after chunk, the running value carried from one to the next
-        if node.attrs["reverse"]:
-            raise _fail(node, "a reversed scan along a row longer than a tile (the chunks run forwards)")
+        if node.attrs["reverse"] or em.sweeps:
+            raise _fail(node, "a reversed scan along a row longer than a tile (the chunks run forwards), or a scan "
+                              "of a tensor whose reduction over every element is used with it again")
         carry = _pinned_stat(em)
         em.macro(phase, f"{{{{ scans.along_chunk('{op}', '{buffer}', '{source.buffer}', '{carry}') }}}}")
         return
@@ -941,10 +954,15 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     em.passes += 1
     combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
     start = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}[combine]
-    em.put("tile", f"if (c == 0) {{ Duplicate({accumulator}, {start}, 8); }}")
+    if em.sweeps:  # started once, combined across blocks after its pass (the skeleton's Exchange)
+        scale = _literal(1.0 / space[-1]) if node.op == "mean" else "1.0f"
+        em.totals.append({"acc": accumulator, "start": start, "combine": combine, "pass": str(em.step),
+                          "scale": scale})
+    else:
+        em.put("tile", f"if (c == 0) {{ Duplicate({accumulator}, {start}, 8); }}")
     em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
     em.put("tile", f"{combine}({accumulator}, {accumulator}, part, 1);")
-    if node.op == "mean":
+    if node.op == "mean" and not em.sweeps:
         em.put("tile", f"if (c + 1 == chunkCount) {{ Muls({accumulator}, {accumulator}, "
                        f"{_literal(1.0 / space[-1])}, 1); }}")
 
