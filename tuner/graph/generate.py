@@ -67,9 +67,8 @@ def _ub_expression(lowered: Lowered) -> str:
     flat = lowered.layout in ("flat", "total", "chunks", "sweeps")
     stride = ("(inner if tile_cols >= inner and inner % 8 == 0 else "
               f"align_up(min(tile_cols, inner), {lowered.row_align}))")
-    tile = {"flat": "(tile_len + 64)", "total": "(tile_len + 64)", "chunks": "(tile_len + 64)", "sweeps": "(tile_len + 64)",
-            "rows": "(align_up(tile_rows * row_stride, 64) + 64)",
-            "cols": f"(align_up(red * {stride}, 64) + 64)"}[lowered.layout]
+    tile = {"rows": "(align_up(tile_rows * row_stride, 64) + 64)",
+            "cols": f"(align_up(red * {stride}, 64) + 64)"}.get(lowered.layout, "(tile_len + 64)")
     per_row_in, per_row_out = "align_up(tile_rows, 32)", "32" if lowered.layout == "chunks" else "tile_rows * stat"
     terms, buffers = [], 0
     for t in lowered.ins:

@@ -11,7 +11,8 @@ array as in `flat`, each reduced into a per-block accumulator; after its last ti
 to the GM workspace, SyncAll, and block 0 combines them and computes what follows the reduction (the `row` math,
 once) and the one-value outputs; where what follows reads the whole tensor again, it is `sweeps`: the flat tiles in a
 pass per depth of reduction, the blocks exchanging each pass's accumulators. A `rows` kernel also comes as `chunks`,
-rows one at a time in chunks of a tile, in the same passes (`_chunked`), for rows longer than UB holds. Each value is stored as one of
+rows one at a time in chunks of a tile, in the same passes (`_chunked`), for rows longer than UB holds. Each value
+is stored as one of
 
     full     a tile of the iteration shape            scalar   one number (a constant, or an input of one element)
     perrow   one value per row (a reduction's)        row      one row shared by all rows (an input such as a weight)
