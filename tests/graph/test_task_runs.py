@@ -41,7 +41,7 @@ TASKS = [
      "x, lo: (x.argmax(-1), torch.any(x > 1.0, dim=-1), torch.round(x * 3).clamp(lo, lo + 2.0), torch.isnan(x.log()))",
      "torch.randn(9, 50), torch.randn(9, 50) - 1.0", ""),
     ("batchnorm_eval_channel_bias", "x: self.bn(x) + self.bias", "torch.randn(3, 6, 5, 7)",
-     "self.bn = nn.BatchNorm2d(6); self.bn.running_mean.uniform_(-1, 1); self.bn.running_var.uniform_(0.5, 2); "
+     "self.bn = nn.BatchNorm2d(6).eval(); self.bn.running_mean.uniform_(-1, 1); self.bn.running_var.uniform_(0.5, 2); "
      "self.bias = nn.Parameter(torch.randn(6, 1, 1))"),
     # views that merge or split neighbouring axes, seen through: instance norm's batch norm over [1, N*C, H, W] (its
     # affine weight repeated per sample: a per-channel table); group norm's [N, G, C/G, H*W]; a sum over the middle of
@@ -90,6 +90,11 @@ TASKS = [
      "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
     ("cat_of_inputs_and_computed", "x, y: torch.cat((x, torch.sigmoid(y) * 2.0), dim=-1) - 1.0",
      "torch.randn(6, 16), torch.randn(6, 24)", ""),
+    # a module in training mode computes as it does: a batch norm by the batch's statistics, over the outer and
+    # inner axes of [N, C, H*W] (each channel's rows the N segments of H*W elements); a sum over those axes alone
+    ("batchnorm_training_batch_stats", "x: self.bn(x) * 2.0", "torch.randn(3, 5, 7, 9, dtype=torch.float16)",
+     "self.bn = nn.BatchNorm2d(5)"),
+    ("sum_outer_and_inner_axes", "x: x.sum(dim=(0, 2), keepdim=True) + 1.0", "torch.randn(4, 6, 50)", ""),
     # rows longer than UB holds: in chunks, a pass per depth of reduction
     ("softmax_long_rows_shared_weight", "x, w: torch.softmax(x * w, dim=-1)",
      "torch.randn(3, 25000, dtype=torch.float16), torch.rand(25000, dtype=torch.float16)", ""),

@@ -85,6 +85,7 @@ KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default)
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
               _aten._native_batch_norm_legit_no_training, _aten._native_batch_norm_legit,
+              _aten._native_batch_norm_legit_functional,
               _aten.linalg_vector_norm, _aten.logsumexp, _aten.gelu, _aten.silu, _aten.hardswish, _aten.hardsigmoid,
               _aten.hardtanh, _aten.elu, _aten.leaky_relu, _aten.softplus, _aten.mish, _aten.selu, _aten.celu)
 
@@ -506,7 +507,7 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             table.update(get_decompositions(list(DECOMPOSED)))
             for kept in KEPT:
                 table.pop(kept, None)
-            exported = torch.export.export(module.eval(), tuple(inputs)).run_decompositions(table)
+            exported = torch.export.export(module, tuple(inputs)).run_decompositions(table)
     except Exception as exc:  # torch.export reports an untraceable forward with many classes
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CaptureError(f"torch.export cannot trace the module's forward: {first}") from None
@@ -616,6 +617,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             nodes.append(_node(fx, names))
         elif fx.op == "output":
             results = fx.args[0] if isinstance(fx.args[0], (tuple, list)) else (fx.args[0],)
+            kinds = [spec.kind.name for spec in exported.graph_signature.output_specs]
+            if len(kinds) == len(results):  # the forward's own results, not the buffers it updates (batch norm's)
+                results = tuple(r for r, kind in zip(results, kinds, strict=True) if kind == "USER_OUTPUT")
             if not all(isinstance(r, torch.fx.Node) and isinstance(names.get(r), str) for r in results):
                 raise CaptureError("the forward returns something other than tensors it computes or reads")
             outputs = tuple(str(names[r]) for r in results)

@@ -45,6 +45,7 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
         f"{{% set row_align = {lowered.row_align} %}}",
         f"{{% set passes = {lowered.pass_count} %}}",
         f"{{% set row_group = {lowered.row_group} %}}",
+        f"{{% set segments = {lowered.segments} %}}",
         '{% extends "_lib/graph.j2" %}',
         "",
         "{% block tile %}",
@@ -149,9 +150,13 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
                    "aligned": "cols % block_elems == 0", "what": "rows",
                    "constraints": [{"expr": "tile_len < cols",
                                     "why": "a row that one tile holds is the generated variant's, kept in UB from "
-                                           "its reductions to its outputs"}],
-                   "tiling": {"rows": "rows", "cols": "cols", "tile_len": "tile_len"}, "draft": {"tile_len": 1024},
-                   "draft_why": f"a row at a time in chunks of 1024, {lowered.pass_count} pass(es) over it"},
+                                           "its reductions to its outputs"} if lowered.segments == 1 else
+                                   {"expr": "tile_len == 512 or tile_len < 2 * cols",
+                                    "why": "a chunk longer than twice a segment runs the same as the next shorter"}],
+                   "tiling": {"rows": "rows", "cols": "cols", "tile_len": "tile_len"},
+                   "draft": {"tile_len": 1024 if lowered.segments == 1 else 512},
+                   "draft_why": f"a row at a time in chunks of {1024 if lowered.segments == 1 else 512}, "
+                                f"{lowered.pass_count} pass(es) over it"},
         "cols": {"blocks": "min(vector_cores, outer * ceil_div(inner, 16))",
                  "knobs": {"tile_cols": {"type": "categorical", "choices": [16, 32, 64, 128, 256, 512, 1024, 2048]}},
                  "aligned": "false", "what": "strided rows",

@@ -108,6 +108,7 @@ class Lowered:
     finish: list[str] = field(default_factory=list)  # the math once the accumulators are combined
     pass_count: int = 1  # chunks: the passes over each row
     row_group: int = 1  # rows: reductions over the last two axes, each over this many neighbouring rows (a group)
+    segments: int = 1  # chunks over [segments, rows, cols]: a row is the segments of cols elements, rows * cols apart
     chunked: Lowered | None = None  # rows: the same graph over rows in chunks (a second variant), where it lowers
 
     @property
@@ -134,6 +135,8 @@ class Lowered:
             return {"n": self.total}
         if self.layout == "cols":
             return dict(zip(("outer", "red", "inner"), self.shape, strict=True))
+        if self.segments > 1:
+            return {"rows": self.shape[1], "cols": self.shape[2], "row_stride": self.shape[2]}
         return {"rows": self.rows, "cols": self.cols, "row_stride": -(-self.cols // self.row_align) * self.row_align}
 
 
@@ -196,6 +199,7 @@ class _Emitter:
         self.totals: list[dict[str, str]] = []
         self.one_row = False  # chunks: the tile is part of one row, whose per-row values are scalars everywhere
         self.sweeps = False  # sweeps: the row is the whole tensor, its chunks every block's tiles
+        self.segmented = False  # chunks over [A, C, B]: row c is A segments of B elements
         self.step = 0  # chunks, sweeps: the pass being emitted
         self.pinned: set[str] = set()  # buffers that outlive their values: accumulators and carries of chunks
 
@@ -317,6 +321,8 @@ def _layout(graph: Graph, space: tuple[int, ...]) -> tuple[str, tuple[int, ...]]
         return "rows", _padded(space, 2)
     if axes == {len(space) - 2, len(space) - 1} and len(space) >= 3 and not everything:
         return "rows", space  # the last two axes as groups of rows (a group norm whose weight varies along both)
+    if axes == {0, 2} and len(space) == 3 and not everything:
+        return "segments", space  # the outer and inner axes of [A, C, B] (a batch norm's batch statistics)
     if axes == {len(space) - 2} and not everything:
         return "cols", _padded(space, 3)
     node = reductions[0]
@@ -470,6 +476,8 @@ def lower(graph: Graph) -> Lowered:
     own = {**before, **graph.types()}
     graph, space = canonical(graph, _iteration_shape(graph), any(s.by_rows for s in slices.values()))
     layout, space = _layout(graph, space)
+    if layout == "segments":  # each row (C) the A segments of B elements: the rows in chunks, in passes
+        return _chunked(graph, space, own, slices, segmented=True)
     if layout == "flat" and any(s.by_rows for s in slices.values()):
         layout, space = "rows", _padded(space, 2)
     try:
@@ -490,20 +498,29 @@ def lower(graph: Graph) -> Lowered:
 
 
 def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], slices: dict[str, _Slice],
-             sweeps: bool = False) -> Lowered:
+             sweeps: bool = False, segmented: bool = False) -> Lowered:
     """The graph over rows taken one at a time in chunks of the tile's length, for rows longer than a tile holds.
     A row takes as many passes over its chunks as its reductions are deep: pass p computes, chunk by chunk, what the
     reductions of depth p + 1 reduce (into a per-row accumulator each), reading the deeper ones' values as scalars;
     the last pass computes and stores the outputs. What a pass needs of earlier values is computed again.
     `sweeps`: one row, the whole tensor, its chunks the tiles of every block (a reduction over everything used with
-    the tensor again); after each pass the blocks exchange their accumulators through the GM workspace."""
+    the tensor again); after each pass the blocks exchange their accumulators through the GM workspace.
+    `segmented`: over [A, C, B] reduced along A and B (a batch norm's batch statistics), row c is the A segments of
+    B elements at (a * C + c) * B."""
     em = _Emitter(graph)
-    em.one_row, em.sweeps = True, sweeps
+    em.one_row, em.sweeps, em.segmented = True, sweeps, segmented
+    segments = space[0] if segmented else 1
     ins: list[KernelTensor] = []
     roles = {"full": "full", "row": "shared", "perrow": "rowvalue", "scalar": "scalar"}
+    if segments > 1:  # a value per row is one per channel, [1, C, 1]
+        roles = {"full": "full", "scalar": "scalar", "table": "rowvalue"}
     for item in graph.inputs:
         role = roles.get(_storage_of_input(item.type.shape, space, "rows"), "")
+        if role == "rowvalue" and segments > 1 and _padded(item.type.shape, 3) != (1, space[1], 1):
+            role = ""
         cut = slices.get(item.name)
+        if segments > 1 and cut is not None:
+            role = ""
         if not role or (cut is not None and (cut.index or cut.window)) or (cut is not None and cut.pitch and
                                                                             role != "full"):
             raise LoweringError(f"input {item.name} ({own[item.name]}) is read other than as the rows, one shared row, "
@@ -583,7 +600,7 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
         return Lowered("sweeps", space[-1:], ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines,
                        [], max(em.passes, 1), em.totals, pass_count=last + 1)
     return Lowered("chunks", space, ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines, [],
-                   max(em.passes, 1), pass_count=last + 1)
+                   max(em.passes, 1), pass_count=last + 1, segments=segments)
 
 
 def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, TensorType],
@@ -945,8 +962,9 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     operand = str(node.operands[0])
     source = em.values[operand]
     shape = em.types[operand].shape
-    if node.op not in REDUCE_API or source.storage != "full" or _padded(shape, 2) != space or \
-            node.attrs["dims"] != (len(shape) - 1,):
+    along = (0, 2) if em.segmented else (len(shape) - 1,)  # segments: the outer and inner axes
+    if node.op not in REDUCE_API or source.storage != "full" or _padded(shape, len(space)) != space or \
+            tuple(node.attrs["dims"]) != along:
         raise _fail(node, f"a {node.op} over axes {list(node.attrs['dims'])} of {list(shape)} in a kernel over rows "
                           "in chunks (sums, means, maxima and minima along the row are lowered)")
     accumulator = _pinned_stat(em)
@@ -956,7 +974,7 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
     start = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}[combine]
     if em.sweeps:  # started once, combined across blocks after its pass (the skeleton's Exchange)
-        scale = _literal(1.0 / space[-1]) if node.op == "mean" else "1.0f"
+        scale = _literal(1.0 / math.prod(space)) if node.op == "mean" else "1.0f"
         em.totals.append({"acc": accumulator, "start": start, "combine": combine, "pass": str(em.step),
                           "scale": scale})
     else:
@@ -964,8 +982,9 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
     em.put("tile", f"{combine}({accumulator}, {accumulator}, part, 1);")
     if node.op == "mean" and not em.sweeps:
+        count = space[-1] * (space[0] if em.segmented else 1)
         em.put("tile", f"if (c + 1 == chunkCount) {{ Muls({accumulator}, {accumulator}, "
-                       f"{_literal(1.0 / space[-1])}, 1); }}")
+                       f"{_literal(1.0 / count)}, 1); }}")
 
 
 def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:

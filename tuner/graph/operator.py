@@ -157,7 +157,7 @@ class GraphOperator(Operator):
                 value = inputs[name]
                 state[target] = value.to(dtype) if dtype is not None and value.is_floating_point() else value
         module.load_state_dict(state, strict=False)
-        return module.eval()
+        return module  # in the mode the task made it: a batch norm in training normalizes by the batch's statistics
 
     def make_inputs(self, shape: tuple[int, ...], dtype: str, index: int) -> dict[str, torch.Tensor]:
         """Set `index`: the task's own draw, seeded per set; parameters and buffers as the module holds them."""
