@@ -17,7 +17,8 @@ from tuner.graph.evaluate import EVALUATIONS, evaluate_graph
 from tuner.graph.generate import write_project
 from tuner.graph.ir import OPS, Graph, Input, Node, TensorType
 from tuner.graph.operator import graph_operator
-from tuner.search.eager import KernelOperator, eager_kernels, library_search
+from tuner.backends.sim import SimBackend
+from tuner.search.eager import KernelOperator, eager_kernels, library_search, time_eager
 from tuner.space.spaces import load_space, run_context
 
 
@@ -196,3 +197,12 @@ def test_the_library_search_skips_an_infeasible_draft_and_points_without_a_corre
     assert draft not in tried and all(variant.evaluate(p, context).feasible for p in tried)
     assert point["block_dim"] > 1 and us == point["tile_len"] == 256
     assert library_search(variant, context, draft, lambda p: None) is None
+
+
+@pytest.mark.e2e  # a library search on the simulator
+def test_a_kernel_of_rows_longer_than_ub_holds_is_timed_at_its_chunked_draft(tmp_path: Path):
+    op = graph_operator(_task(tmp_path, "torch.softmax(x * 2.0, dim=-1)", "torch.randn(2, 30000)"))
+    eager = time_eager(op, SimBackend("Ascend910B2"), tmp_path / "eager")
+    assert eager.why_not == "" and [k.origin for k in eager.kernels] == ["mul", "softmax"]
+    assert all(k.time_us and k.time_us > 0 for k in eager.kernels)
+    assert "tile_len" in eager.kernels[1].params  # the chunked variant's knob: the rows one has no feasible point

@@ -208,7 +208,8 @@ def _time_kernel(op: GraphOperator, origin: str, backend: Backend, cache: Compil
     space = load_space(op.name, root)
     soc = get_soc(backend.soc)
     context = run_context(op, op.shape, op.dtype, soc)
-    draft = space.baselines[0]
+    feasible = space.baseline(context)  # the first draft that fits (rows longer than UB holds: the chunked one)
+    draft = feasible[0] if feasible else space.baselines[0]
     variant = space.variant(draft.variant)
     key = f"{variant.fingerprint(context)}:{backend.study_tag}:{soc.name}:{SEARCH}"
     kept = root / "time.json"
