@@ -11,13 +11,13 @@ import pytest
 import torch
 from tasks import write_task
 
+from tuner.backends.sim import SimBackend
 from tuner.data.socs import get_soc
 from tuner.graph.capture import capture
 from tuner.graph.evaluate import EVALUATIONS, evaluate_graph
 from tuner.graph.generate import write_project
 from tuner.graph.ir import OPS, Graph, Input, Node, TensorType
 from tuner.graph.operator import graph_operator
-from tuner.backends.sim import SimBackend
 from tuner.search.eager import KernelOperator, eager_kernels, library_search, time_eager
 from tuner.space.spaces import load_space, run_context
 
