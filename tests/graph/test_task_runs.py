@@ -95,6 +95,10 @@ TASKS = [
     ("batchnorm_training_batch_stats", "x: self.bn(x) * 2.0", "torch.randn(3, 5, 7, 9, dtype=torch.float16)",
      "self.bn = nn.BatchNorm2d(5)"),
     ("sum_outer_and_inner_axes", "x: x.sum(dim=(0, 2), keepdim=True) + 1.0", "torch.randn(4, 6, 50)", ""),
+    ("sign_logs_powers", "x: torch.sign(x) * torch.log2(x.abs() + 1.0) + torch.exp2(x * 0.5) - "
+     "torch.log10(x.abs() + 2.0)", "torch.randn(5, 300)", ""),
+    ("global_extremes", "x: (torch.max(x), torch.min(x) * 2.0)", "torch.randn(40, 33)", ""),
+    ("global_max_pool", "x: F.adaptive_max_pool2d(x, (1, 1)) + 1.0", "torch.randn(2, 3, 5, 7)", ""),
     # rows longer than UB holds: in chunks, a pass per depth of reduction
     ("softmax_long_rows_shared_weight", "x, w: torch.softmax(x * w, dim=-1)",
      "torch.randn(3, 25000, dtype=torch.float16), torch.rand(25000, dtype=torch.float16)", ""),

@@ -63,6 +63,10 @@ TRUTH_REDUCTIONS = {f"aten.{op}.{form}": ("amax" if op == "any" else "amin")
                     for op in ("any", "all") for form in ("dim", "dims", "default")}
 INDEX_REDUCTIONS = {"aten.argmax.default": "amax", "aten.argmin.default": "amin"}
 EXTREMES = {"aten.max.dim": "amax", "aten.min.dim": "amin"}  # (values, indices) along one axis
+# one operation as a few of the IR's: sign; logarithms and powers of 2 and 10 through e; the extreme of every element
+COMPOSITES = frozenset({"aten.sign.default", "aten.log2.default", "aten.log10.default", "aten.exp2.default",
+                        "aten.max.default", "aten.min.default"})
+GLOBAL_MAX_POOL = "aten.adaptive_max_pool2d.default"  # to (1, 1): the maximum of each plane, with its indices
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
 TAKE = "aten.gather.default"
@@ -318,6 +322,31 @@ def _index_of(fx: torch.fx.Node, x: Operand, dims: tuple[int, ...], keepdim: boo
     return nodes, [index]
 
 
+def _composite(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> list[Node]:
+    """A COMPOSITES operation as IR nodes, the last one making its result."""
+    target, where, origin = str(fx.target), _where(fx), _origin(fx)
+    x = _operand(fx.args[0], names, where)
+    result = _type(fx, f"the result of {target}")
+    shape = tuple(int(d) for d in fx.args[0].meta["val"].shape)
+
+    def node(op: str, operands: tuple[Operand, ...], name: str, dtype: str = result.dtype,
+             node_shape: tuple[int, ...] = result.shape, attrs: dict[str, Any] | None = None) -> Node:
+        return Node(op, operands, name, TensorType(node_shape, dtype), attrs or {}, where, origin)
+
+    if target in ("aten.max.default", "aten.min.default"):
+        return [node("amax" if "max" in target else "amin", (x,), fx.name,
+                     attrs={"dims": tuple(range(len(shape))), "keepdim": False})]
+    if target == "aten.sign.default":
+        return [node("gt", (x, 0), f"{fx.name}_above", "bool"), node("lt", (x, 0), f"{fx.name}_below", "bool"),
+                node("cast", (f"{fx.name}_above",), f"{fx.name}_plus"),
+                node("cast", (f"{fx.name}_below",), f"{fx.name}_minus"),
+                node("sub", (f"{fx.name}_plus", f"{fx.name}_minus"), fx.name)]
+    if target == "aten.exp2.default":
+        return [node("mul", (x, math.log(2.0)), f"{fx.name}_scaled"), node("exp", (f"{fx.name}_scaled",), fx.name)]
+    base = 2.0 if target == "aten.log2.default" else 10.0
+    return [node("log", (x,), f"{fx.name}_natural"), node("mul", (f"{fx.name}_natural", 1.0 / math.log(base)), fx.name)]
+
+
 def _extreme_with_index(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]
                         ) -> tuple[list[Node], list[Input], dict[int, str]]:
     """torch.max / torch.min along an axis: its values (amax / amin) and its indices (as argmax / argmin), the two
@@ -545,6 +574,20 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             nodes += made
             inputs_ir += indices
             names[fx] = fx.name
+        elif fx.op == "call_function" and target in COMPOSITES:
+            names[fx] = fx.name
+            nodes += _composite(fx, names)
+        elif fx.op == "call_function" and target == GLOBAL_MAX_POOL:
+            if any(int(d) != 1 for d in fx.args[1]):
+                raise CaptureError(f"{target} to {list(fx.args[1])} ({_where(fx)}) is outside the kernel IR (to (1, "
+                                   "1), the maximum of each plane, it is taken)")
+            shape = tuple(int(d) for d in fx.args[0].meta["val"].shape)
+            values = fx.meta["val"][0]
+            node = Node("amax", (_operand(fx.args[0], names, _where(fx)),), f"{fx.name}_values",
+                        TensorType(tuple(int(d) for d in values.shape), _type(fx.args[0], "an operand").dtype),
+                        {"dims": (len(shape) - 2, len(shape) - 1), "keepdim": True}, _where(fx), _origin(fx))
+            nodes.append(node)
+            tuples[fx] = {0: node.name}
         elif fx.op == "call_function" and target in EXTREMES:
             made, indices, picks = _extreme_with_index(fx, names)
             nodes += made
