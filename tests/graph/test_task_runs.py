@@ -105,6 +105,9 @@ TASKS = [
     ("layernorm_long_rows_with_row_values", "x, b: (F.layer_norm(x, (20001,)) + b, x.sum(-1), x.amax(-1) > 4.0)",
      "torch.randn(2, 20001), torch.randn(2, 1)", ""),
     ("cumsum_long_row", "x: torch.cumsum(x, dim=-1) * 0.5", "torch.randn(2, 40000)", ""),
+    ("instance_norm_affine_long_planes", "x: self.norm(x)", "torch.randn(1, 3, 150, 160)",
+     "self.norm = nn.InstanceNorm2d(3, affine=True); nn.init.uniform_(self.norm.weight, 0.5, 1.5); "
+     "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
     ("normalized_by_its_total", "x: x / x.norm()", "torch.randn(70000)", ""),
     ("standardized_by_its_totals", "x: (x - x.mean()) / x.std()", "torch.randn(3000, 7, dtype=torch.float16)", ""),
 ]

@@ -511,11 +511,13 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
     em.one_row, em.sweeps, em.segmented = True, sweeps, segmented
     segments = space[0] if segmented else 1
     ins: list[KernelTensor] = []
-    roles = {"full": "full", "row": "shared", "perrow": "rowvalue", "scalar": "scalar"}
+    roles = {"full": "full", "row": "shared", "perrow": "rowvalue", "table": "rowvalue", "scalar": "scalar"}
     if segments > 1:  # a value per row is one per channel, [1, C, 1]
         roles = {"full": "full", "scalar": "scalar", "table": "rowvalue"}
+    gathers: dict[str, dict[str, list[int]]] = {}
     for item in graph.inputs:
-        role = roles.get(_storage_of_input(item.type.shape, space, "rows"), "")
+        stored = _storage_of_input(item.type.shape, space, "rows")
+        role = roles.get(stored, "")
         if role == "rowvalue" and segments > 1 and _padded(item.type.shape, 3) != (1, space[1], 1):
             role = ""
         cut = slices.get(item.name)
@@ -529,6 +531,8 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
         name = f"in_{item.name}"
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, own[source].shape, True,
                                 cut.offset if cut else 0, cut.pitch if cut else 0))
+        if stored == "table" and segments == 1:  # the row's value at sum(index_d(row) * stride_d), as rows pick it
+            gathers[name] = _gather(item.type.shape, space)
         storage = {"shared": "full", "rowvalue": "scalar"}.get(role, role)
         em.values[item.name] = _Value(storage, "tile", f"{name}S" if storage == "scalar" else f"{name}F",
                                       item.type.dtype)
@@ -599,7 +603,7 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
     if sweeps:
         return Lowered("sweeps", space[-1:], ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines,
                        [], max(em.passes, 1), em.totals, pass_count=last + 1)
-    return Lowered("chunks", space, ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines, [],
+    return Lowered("chunks", space, ins, outs, out_values, em.full.made, em.stat.made, em.uses, gathers, lines, [],
                    max(em.passes, 1), pass_count=last + 1, segments=segments)
 
 
