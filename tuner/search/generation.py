@@ -26,7 +26,8 @@ from tuner.search.evaluate import INPUT_SETS
 from tuner.space.expr import ExpressionError, parse
 from tuner.space.spaces import SearchSpace, SpaceError, Variant, load_yaml
 
-__all__ = ["FRAME", "MAX_KNOBS", "GenerationError", "draft_point", "generated_space", "generation_context"]
+__all__ = ["FRAME", "MAX_KNOBS", "GenerationError", "declarations", "draft_point", "generated_space",
+           "generation_context"]
 
 # The space of a kernel written from nothing before its own knobs: the launch's block count.
 FRAME: dict[str, Any] = {"knobs": {"block_dim": {"type": "int", "low": 1, "high": "vector_cores"}},
@@ -91,16 +92,7 @@ def generated_space(base: Mapping[str, Any], knobs_yaml: str | None, description
     space["description"] = description
     if not knobs_yaml:
         return space
-    declared = load_yaml(knobs_yaml, "the yaml block") or {}
-    if not isinstance(declared, Mapping):
-        raise SpaceError("the yaml block must be a mapping with 'knobs' and/or 'constraints'")
-    knobs, constraints = declared.get("knobs") or {}, declared.get("constraints") or []
-    if not isinstance(knobs, Mapping) or not isinstance(constraints, list):
-        raise SpaceError("the yaml block's 'knobs' must be a mapping and its 'constraints' a list")
-    if len(knobs) > MAX_KNOBS or len(constraints) > MAX_CONSTRAINTS:
-        raise SpaceError(f"the yaml block declares {len(knobs)} knobs and {len(constraints)} constraints; a kernel "
-                         f"may declare at most {MAX_KNOBS} and {MAX_CONSTRAINTS} (every point of its space is checked "
-                         "against every constraint)")
+    knobs, constraints = declarations(knobs_yaml, MAX_KNOBS, MAX_CONSTRAINTS, "a kernel may declare")
     tiling = dict(space.get("tiling") or {})
     for name, knob in knobs.items():
         if name in space["knobs"]:
@@ -111,15 +103,32 @@ def generated_space(base: Mapping[str, Any], knobs_yaml: str | None, description
             raise SpaceError(f"knob '{name}': at most {MAX_CHOICES} choices")
         if not knob.get("structural"):
             tiling[str(name)] = str(name)
+    space["knobs"] = {**space["knobs"], **knobs}
+    space["constraints"] = [*(space.get("constraints") or []), *constraints]
+    space["tiling"] = tiling
+    return space
+
+
+def declarations(knobs_yaml: str, max_knobs: int, max_constraints: int, who: str
+                 ) -> tuple[Mapping[str, Any], list[Any]]:
+    """The knobs and constraints an answer's yaml block declares, each constraint an expression of the language,
+    at most `max_knobs` and `max_constraints` (`who`: "a rewrite may add", ...); SpaceError otherwise."""
+    declared = load_yaml(knobs_yaml, "the yaml block") or {}
+    if not isinstance(declared, Mapping):
+        raise SpaceError("the yaml block must be a mapping with 'knobs' and/or 'constraints'")
+    knobs, constraints = declared.get("knobs") or {}, declared.get("constraints") or []
+    if not isinstance(knobs, Mapping) or not isinstance(constraints, list):
+        raise SpaceError("the yaml block's 'knobs' must be a mapping and its 'constraints' a list")
+    if len(knobs) > max_knobs or len(constraints) > max_constraints:
+        raise SpaceError(f"the yaml block declares {len(knobs)} knobs and {len(constraints)} constraints; {who} at "
+                         f"most {max_knobs} and {max_constraints} (every point of its space is checked against every "
+                         "constraint)")
     for item in constraints:
         try:
             parse(str(item["expr"]))
         except (KeyError, TypeError, ExpressionError) as exc:
             raise SpaceError(f"constraint {item!r}: {exc}") from None
-    space["knobs"] = {**space["knobs"], **knobs}
-    space["constraints"] = [*(space.get("constraints") or []), *constraints]
-    space["tiling"] = tiling
-    return space
+    return knobs, constraints
 
 
 def draft_point(variant: Variant, params: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -26,8 +26,8 @@ from tuner.mutate.sandbox import ScreenedBackend
 from tuner.mutate.screen import ScreenError, screen_source, screen_template
 from tuner.search.compile_cache import CompileCache
 from tuner.search.evaluate import Evaluator, Measurement, RunInputs
-from tuner.search.generation import draft_point, generated_space
-from tuner.space.expr import ExpressionError, parse
+from tuner.search.generation import declarations, draft_point, generated_space
+from tuner.space.expr import ExpressionError
 from tuner.space.render import TemplateError, check_template, render_text
 from tuner.space.spaces import (
     PROJECT_ROOT,
@@ -35,7 +35,6 @@ from tuner.space.spaces import (
     SearchSpace,
     SpaceError,
     Variant,
-    load_yaml,
     rewritten_variant,
 )
 
@@ -107,17 +106,7 @@ def _merge_knobs(parent: Variant, knobs_yaml: str | None) -> dict[str, Any]:
     space.pop("template", None)
     if not knobs_yaml:
         return space
-    declared = load_yaml(knobs_yaml, "the yaml block") or {}
-    if not isinstance(declared, Mapping):
-        raise SpaceError("the yaml block must be a mapping with 'knobs' and/or 'constraints'")
-    knobs = declared.get("knobs") or {}
-    constraints = declared.get("constraints") or []
-    if not isinstance(knobs, Mapping) or not isinstance(constraints, list):
-        raise SpaceError("the yaml block's 'knobs' must be a mapping and its 'constraints' a list")
-    if len(knobs) > MAX_NEW_KNOBS or len(constraints) > MAX_NEW_CONSTRAINTS:
-        raise SpaceError(f"the yaml block declares {len(knobs)} knobs and {len(constraints)} constraints; a rewrite "
-                         f"may add at most {MAX_NEW_KNOBS} and {MAX_NEW_CONSTRAINTS} (every point of the space is "
-                         "checked against every constraint)")
+    knobs, constraints = declarations(knobs_yaml, MAX_NEW_KNOBS, MAX_NEW_CONSTRAINTS, "a rewrite may add")
     for name, knob in knobs.items():
         if name in space["knobs"]:
             raise SpaceError(f"the yaml block redeclares knob '{name}'")
@@ -127,11 +116,6 @@ def _merge_knobs(parent: Variant, knobs_yaml: str | None) -> dict[str, Any]:
         if len(knob.get("choices") or ()) > MAX_NEW_CHOICES:
             raise SpaceError(f"knob '{name}': at most {MAX_NEW_CHOICES} choices for a knob a rewrite adds")
         knob["structural"] = True
-    for item in constraints:
-        try:
-            parse(str(item["expr"]))
-        except (KeyError, TypeError, ExpressionError) as exc:
-            raise SpaceError(f"constraint {item!r}: {exc}") from None
     space["knobs"] = {**space["knobs"], **knobs}
     space["constraints"] = [*(space.get("constraints") or []), *constraints]
     return space
