@@ -79,7 +79,7 @@ POOLS = {"aten.avg_pool2d.default": ("avg", (1, 2, 3, None, 4, 5, 6)), "aten.avg
          "aten.max_pool3d_with_indices.default": ("max", (1, 2, 3, 4, 5, None, None))}
 WRAP = "aten.remainder.Scalar"  # take_along_dim's index % length: a negative index counted from the end
 FLIP = "aten.flip.default"
-SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor"})
+SLICES = frozenset({"aten.slice.Tensor", "aten.split_with_sizes.default", "aten.split.Tensor", "aten.select.int"})
 STRIDED = "aten.as_strided.default"  # a view where it reads its source's elements in order (group norm's affine)
 CAT = "aten.cat.default"  # cat(tensors, dim)
 REPEAT = "aten.repeat.default"  # a broadcast along new axes, viewed (instance norm's affine weight, once per sample)
@@ -226,11 +226,20 @@ def _variance(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[l
 
 
 def _slices(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> tuple[list[Node], dict[int, str]]:
-    """slice (one node) and split / split_with_sizes / chunk (a slice per piece, picked by index) as IR slices."""
+    """slice (one node), select (a slice of one, viewed without its axis) and split / split_with_sizes / chunk (a
+    slice per piece, picked by index) as IR slices."""
     where, origin = _where(fx), _origin(fx)
     source = fx.args[0]
     shape = tuple(int(d) for d in source.meta["val"].shape)
     x = _operand(source, names, where)
+    if str(fx.target) == "aten.select.int":
+        dim = int(fx.args[1]) % len(shape)
+        index = int(fx.args[2]) % shape[dim]
+        result = _type(fx, f"the result of {fx.target}")
+        kept = TensorType(tuple(1 if i == dim else d for i, d in enumerate(shape)), result.dtype)
+        return [Node("slice", (x,), f"{fx.name}_kept", kept, {"dim": dim, "start": index, "stop": index + 1,
+                                                               "step": 1}, where, origin),
+                Node("view", (f"{fx.name}_kept",), fx.name, result, {}, where, origin)], {}
     if str(fx.target) == "aten.slice.Tensor":
         args = list(fx.args) + [None] * (5 - len(fx.args))
         dim = int(args[1] or 0) % len(shape)

@@ -87,6 +87,9 @@ def _ub_expression(lowered: Lowered) -> str:
         elif t.role == "row":
             terms.append(f"{tile} * 4 + row_stride * {_bytes(t)}")
             buffers += 1
+        elif t.role == "column":
+            terms.append("(align_up(tile_rows, 8) * stat + 64) * 4")
+            buffers += 1
         elif t.role == "table":
             size = lowered.gathers[t.name]["size"]
             terms.append(f"align_up({size}, 8) * 4 + align_up({size * _bytes(t)}, 32) + "

@@ -72,7 +72,8 @@ class KernelTensor:
     name: str
     value: str
     dtype: str
-    role: str  # full | perrow | row | scalar | gather | table | indexed | picked | pooled | scattered | index; cols:
+    role: str  # full | perrow | row | scalar | gather | table | column | indexed | picked | pooled | scattered | index;
+    # cols:
     # full | percol | perred | scalar
     shape: tuple[int, ...]  # the GM tensor's (a slice's: the whole tensor it is cut from)
     outer: bool = True  # percol: one row per outer index (else one row for all of them)
@@ -627,7 +628,9 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
                                 if layout == "cols" else "the whole, a row per row, a value per row, one row, one "
                                 "value"))
         outer = role not in ("percol", "perred") or _padded(item.type.shape, 3)[0] != 1
-        if cut is not None and cut.by_rows and (layout != "rows" or role not in ("full", "row")):
+        if cut is not None and cut.pitch and not (cut.index or cut.window) and layout == "rows" and role == "perrow":
+            role = "column"  # one element of each row (x[:, k:k + 1]): read per row on the scalar unit
+        elif cut is not None and cut.by_rows and (layout != "rows" or role not in ("full", "row")):
             raise LoweringError(f"input {cut.source} is sliced along its last axis or gathered by rows ({item.name}, "
                                 f"{item.type}) where the kernel reads it other than row by row")
         if cut is not None and (cut.index or cut.window):
@@ -640,9 +643,10 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
         ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, own[source].shape, outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0,
                                 item.type.shape[-1] if narrow else 0))
-        buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P"}.get(role, f"{name}F")
-        storage = {"gather": "full", "percol": "full", "perred": "full", "table": "perrow", "indexed": "full",
-                   "picked": "full", "pooled": "full", "scattered": "full"}.get(role, role)
+        buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P", "column": f"{name}P"}.get(
+            role, f"{name}F")
+        storage = {"column": "perrow", "gather": "full", "percol": "full", "perred": "full", "table": "perrow",
+                   "indexed": "full", "picked": "full", "pooled": "full", "scattered": "full"}.get(role, role)
         emitter.values[item.name] = _Value(storage, "tile", buffer, item.type.dtype)
         if role == "gather":
             gathers[name] = _gather(item.type.shape, space)
