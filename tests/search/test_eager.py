@@ -82,6 +82,14 @@ def test_views_move_no_data_they_are_read_through_by_the_kernel_that_uses_them()
     assert [n.op for n in mul.nodes] == ["view", "view", "mul"]
 
 
+def test_a_call_on_one_value_is_a_kernel_of_one_element(tmp_path: Path):
+    op = graph_operator(_task(tmp_path, "torch.sum(x * x) / 7.0", "torch.randn(30, 20)"))
+    kernels = eager_kernels(op.graph)
+    assert [k.origin for k in kernels] == ["mul", "sum_1", "div"]
+    divide = KernelOperator(op, kernels[-1])  # the division of the total, in a kernel as eager mode launches one
+    assert divide.lowered.layout == "flat" and [t.role for t in divide.lowered.ins] == ["full"]
+
+
 def test_a_concatenation_is_a_kernel_of_its_own_and_a_dropped_result_no_kernel():
     rope = _graph("torch.cat((-x[:, 20:], x[:, :20]), dim=-1) * 2.0")
     assert [k.origin for k in eager_kernels(rope)] == ["neg", "cat", "mul"]

@@ -272,8 +272,8 @@ def kernel_dtype(dtype: str) -> str:
 
 
 def _storage_of_input(shape: tuple[int, ...], space: tuple[int, ...], layout: str) -> str:
-    if math.prod(shape) == 1:
-        return "scalar"
+    if math.prod(shape) == 1 and (math.prod(space) > 1 or layout != "flat"):
+        return "scalar"  # (a kernel over one element reads it as a tile: its math, and its output, one of those)
     if layout == "flat":
         return "full"
     padded = _padded(shape, len(space))
