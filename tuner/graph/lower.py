@@ -53,8 +53,8 @@ STREAMED = ("full", "gather", "perrow", "percol", "perred", "indexed", "picked",
 ROUNDING = {"round": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "trunc": "CAST_TRUNC"}
 REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "amin": "ReduceMin"}
 # vector passes over the data per element, by IR operation (the roofline's work)
-PASSES = {"sigmoid": 4, "tanh": 6, "erf": 40, "pow": 3, "where": 2, "log1p": 2, "expm1": 2, "logical_not": 2,
-          **{op: 2 for op in CMP}}
+PASSES = {"sigmoid": 4, "tanh": 6, "erf": 40, "sin": 26, "cos": 26, "pow": 3, "where": 2, "log1p": 2, "expm1": 2,
+          "logical_not": 2, **{op: 2 for op in CMP}}
 
 
 class LoweringError(UsageError):
@@ -1078,6 +1078,12 @@ def _pointwise(em: _Emitter, node: Node, phase: str, dst: str, count: str) -> No
         temps += [t, u]
         em.macro(phase, f"{{{{ elementwise.erf('{dst}', '{x}', '{_region(t, phase)}', '{_region(u, phase)}', "
                         f"'{count}', 'ones', 'mask') }}}}")
+    elif op in ("sin", "cos"):
+        x = tensor(0)
+        t, u, w = em.temp(phase), em.temp(phase), em.temp(phase)
+        temps += [t, u, w]
+        em.macro(phase, f"{{{{ elementwise.sine('{dst}', '{x}', '{_region(t, phase)}', '{_region(u, phase)}', "
+                        f"'{_region(w, phase)}', '{count}', {math.pi / 2 if op == 'cos' else 0.0!r}) }}}}")
     elif op in ("log1p", "expm1"):
         if op == "log1p":
             em.put(phase, f"Adds({dst}, {tensor(0)}, 1.0f, {count});")
