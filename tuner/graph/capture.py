@@ -66,6 +66,7 @@ EXTREMES = {"aten.max.dim": "amax", "aten.min.dim": "amin"}  # (values, indices)
 # one operation as a few of the IR's: sign; logarithms and powers of 2 and 10 through e; the extreme of every element
 COMPOSITES = frozenset({"aten.sign.default", "aten.log2.default", "aten.log10.default", "aten.exp2.default",
                         "aten.max.default", "aten.min.default"})
+ARANGES = frozenset({"aten.arange.default", "aten.arange.start", "aten.arange.start_step"})  # positions, an input
 GLOBAL_MAX_POOL = "aten.adaptive_max_pool2d.default"  # to (1, 1): the maximum of each plane, with its indices
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
@@ -89,7 +90,7 @@ KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default)
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
               _aten._native_batch_norm_legit_no_training, _aten._native_batch_norm_legit,
-              _aten._native_batch_norm_legit_functional,
+              _aten._native_batch_norm_legit_functional, _aten.triu, _aten.tril,
               _aten.linalg_vector_norm, _aten.logsumexp, _aten.gelu, _aten.silu, _aten.hardswish, _aten.hardsigmoid,
               _aten.hardtanh, _aten.elu, _aten.leaky_relu, _aten.softplus, _aten.mish, _aten.selu, _aten.celu)
 
@@ -356,6 +357,24 @@ def _composite(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> list[N
     return [node("log", (x,), f"{fx.name}_natural"), node("mul", (f"{fx.name}_natural", 1.0 / math.log(base)), fx.name)]
 
 
+def _arange(fx: torch.fx.Node) -> tuple[list[Node], Input]:
+    """torch.arange as positions 0, 1, ... (an index input the kernel reads) times its step plus its start, in its
+    dtype (triu / tril masks compare two of them)."""
+    where, origin = _where(fx), _origin(fx)
+    result = _type(fx, f"the result of {fx.target}")
+    args = [float(a) for a in fx.args]
+    start, step = (0.0, 1.0) if len(args) == 1 else (args[0], args[2] if len(args) > 2 else 1.0)
+    positions = Input(f"{fx.name}_positions", TensorType(result.shape, "float32"), "index")
+    value, nodes = positions.name, []
+    for op, operand in (("mul", step), ("add", start)):
+        if operand != (1.0 if op == "mul" else 0.0):
+            nodes.append(Node(op, (value, operand), f"{fx.name}_{op}", TensorType(result.shape, "float32"), {},
+                              where, origin))
+            value = nodes[-1].name
+    nodes.append(Node("cast", (value,), fx.name, result, {}, where, origin))
+    return nodes, positions
+
+
 def _extreme_with_index(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]
                         ) -> tuple[list[Node], list[Input], dict[int, str]]:
     """torch.max / torch.min along an axis: its values (amax / amin) and its indices (as argmax / argmin), the two
@@ -583,6 +602,11 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
             nodes += made
             inputs_ir += indices
             names[fx] = fx.name
+        elif fx.op == "call_function" and target in ARANGES:
+            names[fx] = fx.name
+            made, positions = _arange(fx)
+            nodes += made
+            inputs_ir.append(positions)
         elif fx.op == "call_function" and target in COMPOSITES:
             names[fx] = fx.name
             nodes += _composite(fx, names)

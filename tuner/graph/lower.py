@@ -727,7 +727,8 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
         source = operands[0]
         if source is None:
             raise _fail(node, "a view of a constant")
-        if rows and node.op == "view" and source.storage == "full" and _padded(node.type.shape, len(space)) != space:
+        if rows and node.op == "view" and source.storage == "full" and _padded(node.type.shape, len(space)) != space \
+                and _padded(node.type.shape, len(space)) != _padded(em.types[str(node.operands[0])].shape, len(space)):
             raise _fail(node, f"a view from {list(space)} to {list(node.type.shape)} changes the rows of the kernel")
         em.values[node.name] = _Value(source.storage, source.phase, source.buffer, node.type.dtype, source.number)
         em.hold(source.buffer)
@@ -751,8 +752,10 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     if phase == "finish" and storage == "full":
         raise _SecondPass(f"{node.op} ({node.source or node.name}): the result of a reduction over every element "
                           "used with the whole tensor again (a second pass over it) is not lowered yet")
-    if storage == "full" and rows and _padded(node.type.shape, len(space)) != space and not (
-            layout == "rows" and _narrow(node.type.shape, space)):
+    padded = _padded(node.type.shape, len(space))
+    repeated = padded[-1] == space[-1] and all(d in (1, s) for d, s in zip(padded, space, strict=True))
+    if storage == "full" and rows and padded != space and not (layout == "rows" and (
+            _narrow(node.type.shape, space) or repeated)):  # a value the same for every batch is computed for each
         raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
     for operand, value in zip(node.operands, operands, strict=True):
         padded = _padded(em.types[str(operand)].shape, len(space)) if value is not None else ()
