@@ -93,6 +93,15 @@ def test_an_operation_outside_the_ir_is_one_line_naming_it_and_the_users_line(tm
     assert "is outside the kernel IR" in message
 
 
+def test_a_module_in_training_mode_computes_as_it_does_and_a_random_one_says_so() -> None:
+    norm = torch.nn.BatchNorm1d(4)  # training: normalized by the batch's statistics, its buffer updates not outputs
+    graph = capture(norm, [torch.randn(6, 4)])
+    assert len(graph.outputs) == 1 and any(n.op == "mean" and n.attrs["dims"] == (0,) for n in graph.nodes)
+    with pytest.raises(CaptureError, match=r"draws random numbers .*self\.eval\(\)"):
+        capture(torch.nn.Dropout(0.1), [torch.randn(6, 4)])
+    assert [n.op for n in capture(torch.nn.Dropout(0.1).eval(), [torch.randn(6, 4)]).nodes] == ["view"]
+
+
 def test_a_dtype_outside_the_ir_is_one_line() -> None:
     class Double(torch.nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:

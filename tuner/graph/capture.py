@@ -52,6 +52,8 @@ ATEN: dict[str, str] = {
 assert set(ATEN.values()) <= set(OPS)
 # checks torch.export inserts (of a tensor's metadata, of a symbolic size): they compute nothing
 CHECKS = frozenset({"aten._assert_tensor_metadata.default", "aten._assert_scalar.default"})
+RANDOM = frozenset({"aten.native_dropout.default", "aten.bernoulli.p", "aten.bernoulli.default", "aten.rand.default",
+                    "aten.randn.default", "aten.rand_like.default", "aten.randn_like.default"})
 VARIANCE = frozenset({"aten.var_mean.correction", "aten.var.correction"})
 # a tensor filled with one value -> the position of that value among its arguments
 FILLS = {"aten.full.default": 1, "aten.full_like.default": 1}
@@ -165,6 +167,9 @@ def _node(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
     where = _where(fx)
     op = ATEN.get(target)
     if op is None:
+        if target in RANDOM:
+            raise CaptureError(f"{target}{f' ({where})' if where else ''}: the forward draws random numbers (a dropout "
+                               "in training mode); put the module in eval mode (self.eval()) or make it p=0")
         known = ", ".join(sorted(set(ATEN.values())))
         raise CaptureError(f"{target}{f' ({where})' if where else ''} is outside the kernel IR (it holds: {known})")
     if OPS[op][0] == "reduce":
