@@ -753,7 +753,7 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
         raise _SecondPass(f"{node.op} ({node.source or node.name}): the result of a reduction over every element "
                           "used with the whole tensor again (a second pass over it) is not lowered yet")
     padded = _padded(node.type.shape, len(space))
-    repeated = padded[-1] == space[-1] and all(d in (1, s) for d, s in zip(padded, space, strict=True))
+    repeated = bool(space) and padded[-1] == space[-1] and all(d in (1, s) for d, s in zip(padded, space, strict=True))
     if storage == "full" and rows and padded != space and not (layout == "rows" and (
             _narrow(node.type.shape, space) or repeated)):  # a value the same for every batch is computed for each
         raise _fail(node, f"a result of shape {list(node.type.shape)} inside a kernel over {list(space)}")
