@@ -52,6 +52,9 @@ PHASES = ("tile", "row", "finish")
 STREAMED = ("full", "gather", "perrow", "percol", "perred", "indexed", "picked", "pooled", "scattered", "shared")
 ROUNDING = {"round": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "trunc": "CAST_TRUNC"}
 REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "amin": "ReduceMin"}
+# how partial results of a reduction combine (the vector API), and what an accumulator of them starts from
+COMBINE = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min", "prod": "Mul"}
+START = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}
 # vector passes over the data per element, by IR operation (the roofline's work)
 PASSES = {"sigmoid": 4, "tanh": 6, "erf": 40, "sin": 26, "cos": 26, "pow": 3, "where": 2, "log1p": 2, "expm1": 2,
           "logical_not": 2, **{op: 2 for op in CMP}}
@@ -551,12 +554,12 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
         raise LoweringError("an output of one value in a kernel over rows in chunks")
     last = max(ready[o] if kind[o] == "full" else max(ready[o] - 1, 0) for o in graph.outputs)
     base = dict(em.values)
+    made = {n.name: n for n in graph.nodes}
     lines: list[str] = []
     for step in range(last + 1):
         em.step = step
         targets = [n.name for n in graph.nodes if OPS[n.op][0] == "reduce" and ready[str(n.operands[0])] == step]
         targets += list(graph.outputs) if step == last else []
-        made = {n.name: n for n in graph.nodes}
         needed, stack = set(), list(targets)
         while stack:
             name = stack.pop()
@@ -841,7 +844,7 @@ def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
         return
     em.put("row", f"{REDUCE_API[node.op]}({dst}, {em.ref(str(node.operands[0]), 'row')}, work, cols);")
     if grouped:  # every row's value first, then each group's combined into each of its rows, then the rest
-        combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
+        combine = COMBINE[node.op]
         scale = _literal(1.0 / (space[-1] * space[-2])) if node.op == "mean" else "1.0f"
         em.macro("row", "        }")
         em.macro("row", f"{{{{ reductions.combine_groups('{combine}', '{buffer}', {space[-2]}, '{scale}') }}}}")
@@ -940,8 +943,8 @@ def _accumulate(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     em.values[node.name] = _Value("perrow", "finish", accumulator, node.type.dtype)
     em.uses.update({"work", "part"})
     em.passes += 1
-    combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
-    start = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}[combine]
+    combine = COMBINE[node.op]
+    start = START[combine]
     em.totals.append({"acc": accumulator, "start": start, "combine": combine})
     if source.storage == "full" and source.phase == "tile" and len(space) == 1:
         em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
@@ -982,8 +985,8 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     em.values[node.name] = _Value("perrow", "tile", accumulator, node.type.dtype)
     em.uses.update({"work", "part"})
     em.passes += 1
-    combine = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min"}[node.op]
-    start = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}[combine]
+    combine = COMBINE[node.op]
+    start = START[combine]
     if em.sweeps:  # started once, combined across blocks after its pass (the skeleton's Exchange)
         scale = _literal(1.0 / math.prod(space)) if node.op == "mean" else "1.0f"
         em.totals.append({"acc": accumulator, "start": start, "combine": combine, "pass": str(em.step),
@@ -1007,7 +1010,7 @@ def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
     em.hold(buffer)
     em.values[node.name] = _Value("full", "tile", buffer, node.type.dtype)
     em.passes += 2
-    api = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min", "prod": "Mul"}[node.op]
+    api = COMBINE[node.op]
     scale = _literal(1.0 / space[1]) if node.op == "mean" else "1.0f"
     em.macro("tile", f"{{{{ reductions.fold_rows('{api}', '{buffer}', '{source.buffer}', '{scale}') }}}}")
 
