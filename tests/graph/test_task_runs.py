@@ -112,6 +112,9 @@ TASKS = [
     ("instance_norm_affine_long_planes", "x: self.norm(x)", "torch.randn(1, 3, 150, 160)",
      "self.norm = nn.InstanceNorm2d(3, affine=True); nn.init.uniform_(self.norm.weight, 0.5, 1.5); "
      "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
+    ("group_norm_affine_groups_longer_than_ub", "x: self.norm(x)", "torch.randn(1, 4, 96, 96) * 3.0 + 1.0",
+     "self.norm = nn.GroupNorm(2, 4); nn.init.uniform_(self.norm.weight, 0.5, 1.5); "
+     "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
     ("normalized_by_its_total", "x: x / x.norm()", "torch.randn(70000)", ""),
     ("standardized_by_its_totals", "x: (x - x.mean()) / x.std()", "torch.randn(3000, 7, dtype=torch.float16)", ""),
 ]
@@ -128,6 +131,37 @@ def test_a_task_gets_a_kernel_correct_on_every_input_set(tmp_path: Path, name: s
     assert summary.time_source.startswith("simulated")
     assert (config.project / "search_spaces" / f"{name}.yaml").is_file()
     assert (config.project / "templates" / "ascendc" / name / "generated" / "kernel.cpp.j2").is_file()
+
+
+def test_a_scan_of_one_long_row_runs_over_every_block_from_the_sums_of_the_ranges_before(tmp_path: Path) -> None:
+    from tuner.backends import SimBackend
+    from tuner.data.socs import get_soc
+    from tuner.graph.generate import SWEPT, write_project
+    from tuner.graph.operator import graph_operator
+    from tuner.search.compile_cache import CompileCache
+    from tuner.search.evaluate import Evaluator, RunInputs
+    from tuner.space.spaces import load_space, run_context
+
+    path = write_task(tmp_path, "masked_scan", "x, m: torch.cumsum(x * m, dim=-1) - 0.5 * x",
+                      "torch.randn(1, 30001), (torch.rand(1, 30001) > 0.3).float()")
+    op = graph_operator(path)
+    assert op.lowered.swept is not None and op.lowered.swept.pass_count == 2  # the blocks' sums, then the scan
+    write_project(tmp_path / "project", op.name, op.lowered, op.graph, path.name)
+    space = load_space(op.name, tmp_path / "project")
+    context = run_context(op, op.shape, op.dtype, get_soc("Ascend910B2"))
+    assert [b.variant for b in space.baselines][-1] == SWEPT and space.baseline(context)[0].variant == "chunked"
+    backend = SimBackend("Ascend910B2")
+    inputs = RunInputs(op, op.shape, op.dtype)
+    evaluator = Evaluator(space, space.variant(SWEPT), backend, CompileCache(backend), inputs, context)
+    times = {}
+    for blocks, tile in ((48, 1024), (7, 4096)):  # a block's range of several tiles, its last one short
+        measured = evaluator.evaluate({"block_dim": blocks, "tile_len": tile, "buffer_num": 2,
+                                       "copy": "data_copy_pad", "sync": "flags"})
+        assert measured.ok and measured.verified_sets == 3, measured.detail
+        times[blocks] = measured.value
+    one_block = Evaluator(space, space.variant("chunked"), backend, CompileCache(backend), inputs,
+                          context).evaluate(space.baseline(context)[1])
+    assert one_block.ok and times[48] < times[7] < one_block.value / 4
 
 
 def test_a_new_users_task_is_tuned_exported_and_re_run_on_other_inputs(tmp_path: Path) -> None:

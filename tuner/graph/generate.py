@@ -13,16 +13,18 @@ from tuner.data.dtypes import C_SIZES, C_TYPES
 from tuner.graph.ir import Graph
 from tuner.graph.lower import STREAMED, KernelTensor, Lowered
 
-__all__ = ["CHUNKED", "KERNEL", "TILING_STRUCT", "VARIANT", "space_text", "template_text", "write_project"]
+__all__ = ["CHUNKED", "KERNEL", "SWEPT", "TILING_STRUCT", "VARIANT", "space_text", "template_text", "write_project"]
 
 KERNEL = "graph_kernel"
 TILING_STRUCT = "GraphTiling"
 VARIANT = "generated"
 CHUNKED = "chunked"  # the rows in chunks (Lowered.chunked), where the kernel has rows
+SWEPT = "sweeps"  # one row with a scan over every block (Lowered.swept)
 
 
-def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
-    """The kernel template: the skeleton's variables, then the math of the tile and of each row."""
+def template_text(lowered: Lowered, graph: Graph, origin: str, shares_workspace: bool = False) -> str:
+    """The kernel template: the skeleton's variables, then the math of the tile and of each row. With
+    `shares_workspace`, the kernel takes the GM workspace that another variant of its space uses."""
     ins = [t.entry() for t in lowered.ins]
     outs = [{**t.entry(), "value": lowered.out_values[t.name]} for t in lowered.outs]
     types = {t.name: C_TYPES[t.dtype] for t in lowered.ins + lowered.outs}
@@ -46,6 +48,7 @@ def template_text(lowered: Lowered, graph: Graph, origin: str) -> str:
         f"{{% set passes = {lowered.pass_count} %}}",
         f"{{% set row_group = {lowered.row_group} %}}",
         f"{{% set segments = {lowered.segments} %}}",
+        *(["{% set shares_workspace = true %}"] if shares_workspace else []),
         '{% extends "_lib/graph.j2" %}',
         "",
         "{% block tile %}",
@@ -129,6 +132,7 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
     layout = lowered.layout
     items = "outer * ceil_div(inner, tile_cols)"
     group = lowered.row_group
+    units = "rows" if group == 1 else f"rows // {group}"  # chunks: a group of rows taken as one
     grouped = [{"expr": f"tile_rows % {group} == 0", "why": f"a tile holds whole groups of {group} rows, which its "
                                                                "reductions combine"}] if group > 1 else []
     geometry: dict[str, dict[str, object]] = {
@@ -148,15 +152,16 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
                  "tiling": {"rows": "rows", "cols": "cols", "tile_rows": "tile_rows"},
                  "draft": {"tile_rows": group},
                  "draft_why": "one row at a time" if group == 1 else f"one group of {group} rows at a time"},
-        "chunks": {"blocks": "min(vector_cores, rows)",
+        "chunks": {"blocks": f"min(vector_cores, {units})",
                    "knobs": {"tile_len": {"type": "categorical", "choices": [512, 1024, 2048, 4096, 8192, 16384]}},
                    "aligned": "cols % block_elems == 0", "what": "rows",
                    "constraints": [{"expr": "tile_len < cols",
                                     "why": "a row that one tile holds is the generated variant's, kept in UB from "
-                                           "its reductions to its outputs"} if lowered.segments == 1 else
+                                           "its reductions to its outputs"}
+                                   if lowered.segments == 1 and lowered.row_group == 1 else
                                    {"expr": "tile_len == 512 or tile_len < 2 * cols",
                                     "why": "a chunk longer than twice a segment runs the same as the next shorter"}],
-                   "tiling": {"rows": "rows", "cols": "cols", "tile_len": "tile_len"},
+                   "tiling": {"rows": units, "cols": "cols", "tile_len": "tile_len"},
                    "draft": {"tile_len": 1024 if lowered.segments == 1 else 512},
                    "draft_why": f"a row at a time in chunks of {1024 if lowered.segments == 1 else 512}, "
                                 f"{lowered.pass_count} pass(es) over it"},
@@ -203,8 +208,10 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
 
 
 def _kernels(lowered: Lowered) -> dict[str, Lowered]:
-    """The variants of a generated kernel: the kernel, and its rows in chunks where it has them."""
-    return {VARIANT: lowered, **({CHUNKED: lowered.chunked} if lowered.chunked else {})}
+    """The variants of a generated kernel: the kernel, its rows in chunks where it has them, and its one row over
+    every block where it scans it."""
+    return {VARIANT: lowered, **({CHUNKED: lowered.chunked} if lowered.chunked else {}),
+            **({SWEPT: lowered.swept} if lowered.swept else {})}
 
 
 def space_text(lowered: Lowered, op: str, origin: str) -> str:
@@ -212,10 +219,11 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
     alignment constraints, and its first draft as the baseline; a variant for each of `_kernels`, each baseline
     in turn the first draft where the one before is infeasible (a row longer than UB holds)."""
     variants, baselines = {}, []
+    accumulators = max(len(kernel.totals) for kernel in _kernels(lowered).values())
     for name, kernel in _kernels(lowered).items():
         variant, draft, why = _variant(kernel, origin)
         if kernel is lowered.chunked:  # only where a row of the rows variant overflows UB at its least
-            least = _ub_expression(lowered).replace("tile_rows", "1").replace("buffer_num", "1")
+            least = _ub_expression(lowered).replace("tile_rows", str(lowered.row_group)).replace("buffer_num", "1")
             variant["derived"]["rows_ub_used"] = least
             variant["constraints"].append({"expr": "rows_ub_used > ub_bytes",
                                            "why": "a row that UB holds runs faster as the generated variant's, "
@@ -226,8 +234,8 @@ def space_text(lowered: Lowered, op: str, origin: str) -> str:
         "op": op, "kernel": KERNEL, "tiling_struct": TILING_STRUCT,
         "args": [{"name": t.name, "kind": "in", "tensor": t.value} for t in lowered.ins] +
                 [{"name": t.name, "kind": "out", "tensor": t.name} for t in lowered.outs] +
-                ([{"name": "workspace", "kind": "workspace", "bytes": f"block_dim * 32 * {len(lowered.totals) + 1}"}]
-                 if lowered.totals else []) +
+                ([{"name": "workspace", "kind": "workspace", "bytes": f"block_dim * 32 * {accumulators + 1}"}]
+                 if accumulators else []) +
                 [{"name": "tiling", "kind": "tiling"}],
         "variants": variants,
         "baseline": baselines,
@@ -241,8 +249,11 @@ def write_project(root: Path, op: str, lowered: Lowered, graph: Graph, origin: s
     """The generated template and space under `root`, each written only where it is not there yet (so a user's
     edits stay), through a temporary file so a killed run leaves no half-written file."""
     files = {root / "search_spaces" / f"{op}.yaml": space_text(lowered, op, origin)}
-    for name, kernel in _kernels(lowered).items():
-        files[root / "templates" / "ascendc" / op / name / "kernel.cpp.j2"] = template_text(kernel, graph, origin)
+    kernels = _kernels(lowered)
+    shared = any(kernel.totals for kernel in kernels.values())
+    for name, kernel in kernels.items():
+        files[root / "templates" / "ascendc" / op / name / "kernel.cpp.j2"] = template_text(
+            kernel, graph, origin, shared and not kernel.totals)
     for path, text in files.items():
         if path.exists():
             continue

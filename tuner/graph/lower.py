@@ -114,6 +114,7 @@ class Lowered:
     row_group: int = 1  # rows: reductions over the last two axes, each over this many neighbouring rows (a group)
     segments: int = 1  # chunks over [segments, rows, cols]: a row is the segments of cols elements, rows * cols apart
     chunked: Lowered | None = None  # rows: the same graph over rows in chunks (a second variant), where it lowers
+    swept: Lowered | None = None  # one row with a scan: the row over every block in sweeps (a third variant)
 
     @property
     def rows(self) -> int:
@@ -134,7 +135,9 @@ class Lowered:
 
     def context(self) -> dict[str, int]:
         """The geometry a search space's expressions name: n (flat); rows, cols, row_stride (rows); outer, red,
-        inner (cols)."""
+        inner (cols); and those of its other variants'."""
+        if self.swept is not None:
+            return {**self.swept.context(), **replace(self, swept=None).context()}
         if self.layout in ("flat", "total", "sweeps"):
             return {"n": self.total}
         if self.layout == "cols":
@@ -204,8 +207,10 @@ class _Emitter:
         self.one_row = False  # chunks: the tile is part of one row, whose per-row values are scalars everywhere
         self.sweeps = False  # sweeps: the row is the whole tensor, its chunks every block's tiles
         self.segmented = False  # chunks over [A, C, B]: row c is A segments of B elements
+        self.group = 1  # chunks: reductions over groups of this many neighbouring rows, each group taken as one row
         self.step = 0  # chunks, sweeps: the pass being emitted
         self.pinned: set[str] = set()  # buffers that outlive their values: accumulators and carries of chunks
+        self.carries: dict[str, str] = {}  # sweeps: a scan -> the buffer its blocks' partials and its carry share
 
     # ---- where a value lives ------------------------------------------------------------------------------
     def ref(self, name: str, phase: str) -> str:
@@ -497,22 +502,28 @@ def lower(graph: Graph) -> Lowered:
         lowered = _lowered(graph, layout, space, own, slices)
     if layout == "rows":
         with contextlib.suppress(LoweringError):  # else rows that fit a tile only
-            lowered.chunked = _chunked(graph, space, own, slices)
+            lowered.chunked = _chunked(graph, space, own, slices, group=lowered.row_group)
+        if lowered.rows == 1 and any(OPS[n.op][0] == "scan" for n in graph.nodes):
+            with contextlib.suppress(LoweringError):  # else its scans run on one block
+                lowered.swept = _chunked(graph, space, own, slices, sweeps=True)
     return lowered
 
 
 def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], slices: dict[str, _Slice],
-             sweeps: bool = False, segmented: bool = False) -> Lowered:
+             sweeps: bool = False, segmented: bool = False, group: int = 1) -> Lowered:
     """The graph over rows taken one at a time in chunks of the tile's length, for rows longer than a tile holds.
     A row takes as many passes over its chunks as its reductions are deep: pass p computes, chunk by chunk, what the
     reductions of depth p + 1 reduce (into a per-row accumulator each), reading the deeper ones' values as scalars;
     the last pass computes and stores the outputs. What a pass needs of earlier values is computed again.
     `sweeps`: one row, the whole tensor, its chunks the tiles of every block (a reduction over everything used with
-    the tensor again); after each pass the blocks exchange their accumulators through the GM workspace.
+    the tensor again, or a scan along it); after each pass the blocks exchange their accumulators through the GM
+    workspace. A scan takes a pass of its own before the one it runs in: each block sums its range of the scanned
+    value, and the exchange leaves each block the sum of the ranges before its own, where its scan starts.
     `segmented`: over [A, C, B] reduced along A and B (a batch norm's batch statistics), row c is the A segments of
-    B elements at (a * C + c) * B."""
+    B elements at (a * C + c) * B. `group`: reductions over the last two axes (a group norm's), each group of that
+    many neighbouring rows taken as one row of as many segments, its per-row values read for the segment's row."""
     em = _Emitter(graph)
-    em.one_row, em.sweeps, em.segmented = True, sweeps, segmented
+    em.one_row, em.sweeps, em.segmented, em.group = True, sweeps, segmented, group
     segments = space[0] if segmented else 1
     ins: list[KernelTensor] = []
     roles = {"full": "full", "row": "shared", "perrow": "rowvalue", "table": "rowvalue", "scalar": "scalar"}
@@ -540,6 +551,7 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
         storage = {"shared": "full", "rowvalue": "scalar"}.get(role, role)
         em.values[item.name] = _Value(storage, "tile", f"{name}S" if storage == "scalar" else f"{name}F",
                                       item.type.dtype)
+    made = {n.name: n for n in graph.nodes}
     kind = {i.name: em.values[i.name].storage for i in graph.inputs}
     ready = {i.name: 0 for i in graph.inputs}
     for node in graph.nodes:
@@ -550,15 +562,19 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
             kind[node.name] = "perrow"
         else:
             kind[node.name] = _combine([kind[o] for o in operands])
-    if any(kind[o] == "scalar" for o in graph.outputs) or (sweeps and any(kind[o] != "full" for o in graph.outputs)):
-        raise LoweringError("an output of one value in a kernel over rows in chunks")
+            ready[node.name] += sweeps and OPS[node.op][0] == "scan"  # after the pass of the blocks' partials
+    if any(kind[o] == "scalar" for o in graph.outputs) or ((sweeps or group > 1) and
+                                                          any(kind[o] != "full" for o in graph.outputs)):
+        raise LoweringError("an output of one value in a kernel over rows in chunks, or of one per row where its "
+                            "rows are groups")
     last = max(ready[o] if kind[o] == "full" else max(ready[o] - 1, 0) for o in graph.outputs)
     base = dict(em.values)
-    made = {n.name: n for n in graph.nodes}
     lines: list[str] = []
     for step in range(last + 1):
         em.step = step
-        targets = [n.name for n in graph.nodes if OPS[n.op][0] == "reduce" and ready[str(n.operands[0])] == step]
+        targets = [n.name for n in graph.nodes if OPS[n.op][0] in ("reduce", "scan") and
+                   ready[n.name] == step + 1 and ready[str(n.operands[0])] == step]
+        partials = {name for name in targets if OPS[made[name].op][0] == "scan"}  # sweeps: a scan's, its pass before
         targets += list(graph.outputs) if step == last else []
         needed, stack = set(), list(targets)
         while stack:
@@ -569,6 +585,8 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
             node = made[name]
             if OPS[node.op][0] == "reduce" and name not in targets:
                 continue  # reduced in an earlier pass: its accumulator
+            if sweeps and OPS[node.op][0] == "scan" and name not in partials and ready[name] != step:
+                raise LoweringError(f"the scan {name} is read in a pass after the one it runs in: not in sweeps")
             stack += [o for o in node.operands if isinstance(o, str)]
         nodes = [n for n in graph.nodes if n.name in needed]
         em.values = {**base, **{n.name: v for n in graph.nodes if OPS[n.op][0] == "reduce" and
@@ -589,11 +607,15 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
         for index, node in enumerate(nodes):
             if OPS[node.op][0] == "reduce" and node.name not in targets:
                 continue
-            _emit(em, node, space, "chunks")
+            partial = node.name in partials
+            if partial:
+                _scan_partial(em, node)
+            else:
+                _emit(em, node, space, "chunks")
             for operand in set(o for o in node.operands if isinstance(o, str)):
                 if last_use.get(operand) == index:
                     em.release(em.values[operand].buffer, "tile")
-            if node.name not in last_use:
+            if node.name not in last_use and not partial:
                 em.release(em.values[node.name].buffer, "tile")
         lines += [f"        if (pass == {step}) {{", *("    " + line for line in em.tile), "        }"]
     outs, out_values = [], {}
@@ -608,7 +630,7 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
         return Lowered("sweeps", space[-1:], ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines,
                        [], max(em.passes, 1), em.totals, pass_count=last + 1)
     return Lowered("chunks", space, ins, outs, out_values, em.full.made, em.stat.made, em.uses, gathers, lines, [],
-                   max(em.passes, 1), pass_count=last + 1, segments=segments)
+                   max(em.passes, 1), pass_count=last + 1, row_group=group, segments=segments)
 
 
 def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, TensorType],
@@ -869,11 +891,12 @@ def _scan(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     op = "Add" if node.op == "cumsum" else "Mul"
     reverse = "true" if node.attrs["reverse"] else "false"
     if layout == "chunks":  # chunk after chunk, the running value carried from one to the next
-        if node.attrs["reverse"] or em.sweeps:
+        if node.attrs["reverse"] or em.group > 1:
             raise _fail(node, "a reversed scan along a row longer than a tile (the chunks run forwards), or a scan "
-                              "of a tensor whose reduction over every element is used with it again")
-        carry = _pinned_stat(em)
-        em.macro(phase, f"{{{{ scans.along_chunk('{op}', '{buffer}', '{source.buffer}', '{carry}') }}}}")
+                              "in a kernel whose rows in chunks are groups of rows")
+        carry = em.carries[node.name] if em.sweeps else _pinned_stat(em)  # sweeps: from the ranges before
+        em.macro(phase, f"{{{{ scans.along_chunk('{op}', '{buffer}', '{source.buffer}', '{carry}', "
+                        f"{'false' if em.sweeps else 'true'}) }}}}")
         return
     macro = "along_row" if layout == "rows" else "across_rows"
     em.macro(phase, f"{{{{ scans.{macro}('{op}', '{buffer}', '{source.buffer}', {reverse}) }}}}")
@@ -976,7 +999,7 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     operand = str(node.operands[0])
     source = em.values[operand]
     shape = em.types[operand].shape
-    along = (0, 2) if em.segmented else (len(shape) - 1,)  # segments: the outer and inner axes
+    along = (0, 2) if em.segmented else (len(shape) - 2, len(shape) - 1) if em.group > 1 else (len(shape) - 1,)
     if node.op not in REDUCE_API or source.storage != "full" or _padded(shape, len(space)) != space or \
             tuple(node.attrs["dims"]) != along:
         raise _fail(node, f"a {node.op} over axes {list(node.attrs['dims'])} of {list(shape)} in a kernel over rows "
@@ -996,9 +1019,27 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     em.put("tile", f"{REDUCE_API[node.op]}(part, {source.buffer}, work, count);")
     em.put("tile", f"{combine}({accumulator}, {accumulator}, part, 1);")
     if node.op == "mean" and not em.sweeps:
-        count = space[-1] * (space[0] if em.segmented else 1)
+        count = space[-1] * (space[0] if em.segmented else em.group)
         em.put("tile", f"if (c + 1 == chunkCount) {{ Muls({accumulator}, {accumulator}, "
                        f"{_literal(1.0 / count)}, 1); }}")
+
+
+def _scan_partial(em: _Emitter, node: Node) -> None:
+    """Sweeps: the pass before a scan's sums the block's range of the scanned value into a buffer of the scan's own;
+    the exchange after it leaves there what the ranges of the blocks before sum to, the scan's carry into its
+    range."""
+    if node.op != "cumsum" or node.attrs["reverse"]:
+        raise _fail(node, "a scan across blocks other than a forward running sum (a product's partials have no "
+                          "vector reduction)")
+    source = em.values[str(node.operands[0])]
+    carry = _pinned_stat(em)
+    em.carries[node.name] = carry
+    em.uses.update({"work", "part"})
+    em.passes += 1
+    em.totals.append({"acc": carry, "start": START["Add"], "combine": "Add", "pass": str(em.step), "scale": "1.0f",
+                      "prefix": True})
+    em.put("tile", f"ReduceSum(part, {source.buffer}, work, count);")
+    em.put("tile", f"Add({carry}, {carry}, part, 1);")
 
 
 def _fold_rows(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:
