@@ -88,6 +88,12 @@ TASKS = [
     ("group_norm_affine_odd_plane", "x: self.norm(x) * 2.0", "torch.randn(2, 6, 5, 7)",
      "self.norm = nn.GroupNorm(3, 6); nn.init.uniform_(self.norm.weight, 0.5, 1.5); "
      "nn.init.uniform_(self.norm.bias, -1.0, 1.0)"),
+    ("exclusive_scan_by_cat_and_row_slice",
+     "x: torch.cumsum(torch.cat((torch.zeros_like(x[:, :1]), x), dim=1)[:-1], dim=1)",
+     "torch.randn(9, 300, dtype=torch.float16)", ""),
+    ("cat_off_boundaries_with_filled_parts",
+     "x, y: torch.cat((x[:, :5], torch.full((6, 3), 2.0), x[:, 5:], y), dim=1) * 2.0",
+     "torch.randn(6, 23), torch.randn(6, 10, dtype=torch.float16)", ""),
     ("cat_of_inputs_and_computed", "x, y: torch.cat((x, torch.sigmoid(y) * 2.0), dim=-1) - 1.0",
      "torch.randn(6, 16), torch.randn(6, 24)", ""),
     # a module in training mode computes as it does: a batch norm by the batch's statistics, over the outer and

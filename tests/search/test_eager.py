@@ -124,7 +124,8 @@ def test_the_ir_evaluated_wide_is_the_forward_in_float64_through_its_casts():
 
 REDUCTIONS = ("sum", "mean", "amax", "amin", "prod")
 SHAPES = {"view": (4, 2), "expand": (3, 2, 4), "slice": (2, 2), "cat": (2, 8), **{op: (2, 1) for op in REDUCTIONS}}
-ATTRS = {"clamp": {"min": -0.5, "max": None}, "slice": {"dim": 1, "start": 1, "stop": 4, "step": 2}, "cat": {"dim": 1},
+ATTRS = {"clamp": {"min": -0.5, "max": None}, "slice": {"dim": 1, "start": 1, "stop": 4, "step": 2},
+         "cat": {"dim": 1, "widths": [4, 4]},
          **{op: {"dims": (1,), "keepdim": True} for op in REDUCTIONS}}
 
 

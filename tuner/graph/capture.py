@@ -453,8 +453,9 @@ def _cat(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
     node_type = _type(fx, f"the result of {fx.target}")
     dim = int(fx.args[1] if len(fx.args) > 1 else fx.kwargs.get("dim", 0)) % len(node_type.shape)
     parts = [p for p in fx.args[0] if math.prod(p.meta["val"].shape) > 0]
-    return Node("cat", tuple(_operand(p, names, where) for p in parts), fx.name, node_type, {"dim": dim}, where,
-                _origin(fx))
+    widths = [int(p.meta["val"].shape[dim]) for p in parts]  # a part filled with one value is that number
+    return Node("cat", tuple(_operand(p, names, where) for p in parts), fx.name, node_type,
+                {"dim": dim, "widths": widths}, where, _origin(fx))
 
 
 def _pool(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:

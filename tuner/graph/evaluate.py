@@ -59,6 +59,16 @@ def _take(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
     return torch.gather(args[0], node.attrs["dim"], index)
 
 
+def _cat(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
+    """The parts along the axis, a number as a part of its width filled with it."""
+    dim, shape = node.attrs["dim"], list(node.type.shape)
+    parts = []
+    for part, width in zip(args, node.attrs["widths"], strict=True):
+        shape[dim] = width
+        parts.append(part.expand(shape) if part.dim() == 0 else part)
+    return torch.cat(parts, dim)
+
+
 def _scatter_add(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
     base, index, source = args[0], args[1].long(), args[2].to(args[0].dtype)
     if node.attrs["by_rows"]:
@@ -100,7 +110,7 @@ EVALUATIONS: dict[str, Evaluation] = {
                                          "amin": torch.amin}.items()},
     "prod": _prod, "cumsum": _scan, "cumprod": _scan, "take": _take, "scatter_add": _scatter_add, "pool": _pool,
     "resample": _resample, "rows": lambda node, args: args[0][args[1].long()],
-    "where": _where, "slice": _slice, "cat": lambda node, args: torch.cat(args, node.attrs["dim"]),
+    "where": _where, "slice": _slice, "cat": _cat,
     "clamp": lambda node, args: torch.clamp(args[0], node.attrs.get("min"), node.attrs.get("max")),
     "view": lambda node, args: args[0].reshape(node.type.shape),
     "expand": lambda node, args: args[0].expand(node.type.shape),

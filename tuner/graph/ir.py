@@ -69,7 +69,8 @@ OPS: dict[str, tuple[str, int]] = {
     "view": ("layout", 1), "expand": ("layout", 1),
     # slice(x); attrs: dim, start, stop (0 <= start < stop <= the axis's length), step
     "slice": ("layout", 1),
-    # cat(a, b, ...): the operands one after the other along axis `dim` (any number of them); attrs: dim
+    # cat(a, b, ...): the operands one after the other along axis `dim` (any number of them; a number: that value
+    # all along its part); attrs: dim, widths (each part's length along dim)
     "cat": ("layout", 0),
 }
 

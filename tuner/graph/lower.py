@@ -83,11 +83,12 @@ class KernelTensor:
     offset: int = 0  # a slice: its first element in the tensor
     pitch: int = 0  # a slice along the last axis: the tensor's row length (its rows are `pitch` apart in GM)
     width: int = 0  # a slice narrower than the kernel's rows (a part of a concatenation): its row length
+    shift: int = 0  # such a part loaded this many columns to the right in UB (it starts off a 32-byte boundary)
 
     def entry(self) -> dict[str, object]:
         return {"name": self.name, "type": C_TYPES[self.dtype], "role": self.role, "suffix": "_" + self.name,
                 "local": self.name + "Local", "outer": self.outer, "offset": self.offset, "pitch": self.pitch,
-                "width": str(self.width or "cols"), "streamed": self.role in STREAMED}
+                "width": str(self.width or "cols"), "shift": self.shift, "streamed": self.role in STREAMED}
 
 
 @dataclass
@@ -114,7 +115,7 @@ class Lowered:
     row_group: int = 1  # rows: reductions over the last two axes, each over this many neighbouring rows (a group)
     segments: int = 1  # chunks over [segments, rows, cols]: a row is the segments of cols elements, rows * cols apart
     chunked: Lowered | None = None  # rows: the same graph over rows in chunks (a second variant), where it lowers
-    swept: Lowered | None = None  # one row with a scan: the row over every block in sweeps (a third variant)
+    swept: Lowered | None = None  # one row scanned or reduced: the row over every block in sweeps (a third variant)
 
     @property
     def rows(self) -> int:
@@ -211,6 +212,7 @@ class _Emitter:
         self.step = 0  # chunks, sweeps: the pass being emitted
         self.pinned: set[str] = set()  # buffers that outlive their values: accumulators and carries of chunks
         self.carries: dict[str, str] = {}  # sweeps: a scan -> the buffer its blocks' partials and its carry share
+        self.shifts: dict[str, int] = {}  # an input -> the columns it is loaded to the right by (a part of a cat)
 
     # ---- where a value lives ------------------------------------------------------------------------------
     def ref(self, name: str, phase: str) -> str:
@@ -360,6 +362,53 @@ class _Slice:
         return bool(self.pitch or self.index or self.window or self.scatter)
 
 
+def _slices_to_inputs(graph: Graph) -> Graph:
+    """Each slice of a computed value moved onto what it is computed from: a pointwise operation (or a concatenation
+    along another axis) over slices of its operands (an operand broadcast along the sliced axis as it is), down to
+    slices of the inputs, which the kernel reads at an offset (a slice of a slice along the same axis: one slice). A
+    slice of anything else stays as it is."""
+    made = {n.name: n for n in graph.nodes}
+    types = graph.types()
+    cuts: dict[tuple[str, int, int, int], str] = {}
+    nodes: list[Node] = []
+
+    def cut(name: str, dim: int, start: int, stop: int, like: Node, called: str = "") -> str:
+        key = (name, dim, start, stop)
+        if key in cuts:
+            return cuts[key]
+        source = made.get(name)
+        if source is not None and source.op == "slice" and source.attrs["dim"] == dim and source.attrs["step"] == 1:
+            first = source.attrs["start"]
+            return cut(str(source.operands[0]), dim, first + start, first + stop, like, called)
+        shape = list(types[name].shape)
+        shape[dim] = stop - start
+        kind = TensorType(tuple(shape), types[name].dtype)
+        cuts[key] = called or f"{name}_cut{dim}_{start}_{stop}"
+        if source is None or not (OPS[source.op][0] == "pointwise" or
+                                  (source.op == "cat" and source.attrs["dim"] != dim)):
+            nodes.append(Node("slice", (name,), cuts[key], kind, {"dim": dim, "start": start, "stop": stop, "step": 1},
+                              like.source, like.origin))
+            return cuts[key]
+        operands: list[Operand] = []
+        for operand in source.operands:
+            own = types[operand].shape if isinstance(operand, str) else ()
+            at = dim - (len(shape) - len(own))
+            operands.append(cut(operand, at, start, stop, like) if isinstance(operand, str) and at >= 0 and
+                            own[at] != 1 else operand)
+        nodes.append(Node(source.op, tuple(operands), cuts[key], kind, source.attrs, source.source, source.origin))
+        return cuts[key]
+
+    for node in graph.nodes:
+        if node.op == "slice" and node.attrs["step"] == 1 and str(node.operands[0]) in made:
+            name = cut(str(node.operands[0]), node.attrs["dim"], node.attrs["start"], node.attrs["stop"], node,
+                       node.name)
+            if name != node.name:  # the same slice made before
+                nodes.append(Node("view", (name,), node.name, node.type, {}, node.source, node.origin))
+        else:
+            nodes.append(node)
+    return Graph(graph.inputs, tuple(nodes), graph.outputs)
+
+
 def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
     """Slices of the kernel's inputs, and rows of them gathered by an index input, as inputs of their own, read from
     the same GM tensor at an offset (a slice of leading axes of one, or of the first axis), as rows `pitch` apart (a
@@ -480,7 +529,7 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
 def lower(graph: Graph) -> Lowered:
     """The graph as one kernel; LoweringError for what it cannot take."""
     before = graph.types()
-    graph, slices = _input_slices(graph)
+    graph, slices = _input_slices(_slices_to_inputs(graph))
     # every value's own type before coalescing: a slice's whole tensor and an index read by address too
     own = {**before, **graph.types()}
     graph, space = canonical(graph, _iteration_shape(graph), any(s.by_rows for s in slices.values()))
@@ -503,8 +552,8 @@ def lower(graph: Graph) -> Lowered:
     if layout == "rows":
         with contextlib.suppress(LoweringError):  # else rows that fit a tile only
             lowered.chunked = _chunked(graph, space, own, slices, group=lowered.row_group)
-        if lowered.rows == 1 and any(OPS[n.op][0] == "scan" for n in graph.nodes):
-            with contextlib.suppress(LoweringError):  # else its scans run on one block
+        if lowered.rows == 1 and any(OPS[n.op][0] in ("scan", "reduce") for n in graph.nodes):
+            with contextlib.suppress(LoweringError):  # else the row's scans and reductions run on one block
                 lowered.swept = _chunked(graph, space, own, slices, sweeps=True)
     return lowered
 
@@ -642,6 +691,9 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
         role = _storage_of_input(item.type.shape, space, layout)
         cut = slices.get(item.name)
         narrow = (cut is None or cut.pitch) and layout == "rows" and _narrow(item.type.shape, space)
+        if not narrow and cut is not None and not (cut.pitch or cut.by_rows) and layout == "rows" and \
+                _narrow(item.type.shape, space):
+            narrow, cut = True, replace(cut, pitch=item.type.shape[-1])  # rows of a part cut from the first axis
         if narrow:  # a part of a concatenation along the rows: rows of its own width (a slice's: its tensor's apart)
             role = "full"
             if cut is None:
@@ -700,6 +752,7 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
                 emitter.release(emitter.values[operand].buffer, phase)
         if node.name not in last_use:
             emitter.release(emitter.values[node.name].buffer, phase)
+    ins = [replace(t, shift=emitter.shifts[t.name[3:]]) if t.name[3:] in emitter.shifts else t for t in ins]
     outs, out_values = [], {}
     for index, name in enumerate(graph.outputs):
         value = emitter.values[name]
@@ -910,25 +963,41 @@ def _narrow(shape: tuple[int, ...], space: tuple[int, ...]) -> bool:
 
 
 def _cat(em: _Emitter, node: Node, space: tuple[int, ...], layout: str, operands: list[_Value | None]) -> None:
-    """A concatenation along the rows: each part's columns copied to theirs, for all of the tile's rows at once."""
-    widths = [_padded(em.types[str(o)].shape, len(space))[-1] if isinstance(o, str) else 0 for o in node.operands]
+    """A concatenation along the rows: each part's columns copied to theirs, for all of the tile's rows at once; a
+    part of one value filled with it. A vector copy starts on a 32-byte boundary: an input that starts off one is
+    loaded that many columns to the right (`shifts`, DataCopyPad's left padding) and copied from the boundary before
+    it, the part before it copied after it over what that took of its columns (the parts go last to first)."""
+    widths = node.attrs["widths"]
     starts = [sum(widths[:k]) for k in range(len(widths))]
     if layout != "rows" or node.attrs["dim"] != len(node.type.shape) - 1 or \
             _padded(node.type.shape, len(space)) != space:
         raise _fail(node, "a concatenation other than along the last axis of the kernel's rows")
-    if any(v is None or v.storage != "full" or v.phase != "tile" for v in operands):
-        raise _fail(node, "a concatenation of other than whole tiles (a part of one value per row, or computed per "
-                          "row)")
+    scalars = [em.scalar(o, "tile") if v is None or v.storage == "scalar" else None
+               for o, v in zip(node.operands, operands, strict=True)]
+    if any(s is None and (v is None or v.storage != "full" or v.phase != "tile")
+           for s, v in zip(scalars, operands, strict=True)):
+        raise _fail(node, "a concatenation of other than whole tiles or single values (a part of one value per row, "
+                          "or computed per row)")
     aligned = 32 // 4  # fp32 elements in a 32-byte block: where a vector operation may start
-    if any(start % aligned for start in starts) or space[-1] > 255 * aligned:
-        raise _fail(node, f"a concatenation of parts {widths} wide: a part starting off a 32-byte boundary of fp32, "
-                          f"or rows longer than {255 * aligned}, is not lowered")
+    inputs = {i.name for i in em.graph.inputs}
+    uses = {o: sum(o in n.operands for n in em.graph.nodes) for o in node.operands if isinstance(o, str)}
+    for operand, start, scalar in zip(node.operands, starts, scalars, strict=True):
+        if scalar is None and start % aligned:
+            if operand not in inputs or uses[operand] != 1 or operand in em.graph.outputs:
+                raise _fail(node, f"a concatenation with a part at column {start}, off a 32-byte boundary of fp32, "
+                                  "that is computed or read elsewhere too (an input read only here is lowered)")
+            em.shifts[str(operand)] = start % aligned
     buffer = em.full.take("tile")
     em.hold(buffer)
     em.values[node.name] = _Value("full", "tile", buffer, node.type.dtype)
     em.passes += 1
-    for value, start, width in zip(operands, starts, widths, strict=True):
-        em.macro("tile", f"{{{{ columns.place('{buffer}', '{value.buffer}', {start}, {width}) }}}}")
+    for operand, value, start, width, scalar in reversed(list(zip(node.operands, operands, starts, widths, scalars,
+                                                                  strict=True))):
+        if scalar is not None:
+            em.macro("tile", f"{{{{ columns.fill('{buffer}', '{scalar}', {start}, {width}) }}}}")
+            continue
+        shift = em.shifts.get(str(operand), 0)
+        em.macro("tile", f"{{{{ columns.place('{buffer}', '{value.buffer}', {start - shift}, {width + shift}) }}}}")
 
 
 def _pick(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None:
