@@ -133,6 +133,7 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
     items = "outer * ceil_div(inner, tile_cols)"
     group = lowered.row_group
     units = "rows" if group == 1 else f"rows // {group}"  # chunks: a group of rows taken as one
+    splits = "max(1, min(vector_cores // rows, ceil_div(cols, block_elems)))"  # sweeps: the most blocks a row
     grouped = [{"expr": f"tile_rows % {group} == 0", "why": f"a tile holds whole groups of {group} rows, which its "
                                                                "reductions combine"}] if group > 1 else []
     geometry: dict[str, dict[str, object]] = {
@@ -165,6 +166,20 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
                    "draft": {"tile_len": 1024 if lowered.segments == 1 else 512},
                    "draft_why": f"a row at a time in chunks of {1024 if lowered.segments == 1 else 512}, "
                                 f"{lowered.pass_count} pass(es) over it"},
+        "sweeps": {"blocks": "rows * splits",
+                   "knobs": {"splits": {"type": "int", "low": 1, "high": splits},
+                             "tile_len": {"type": "categorical",
+                                          "choices": [256, 512, 1024, 2048, 4096, 8192, 16384]}},
+                   "aligned": "cols % block_elems == 0", "what": "rows",
+                   "constraints": [{"expr": "2 * rows <= vector_cores",
+                                    "why": "a row's blocks take a share of the cores: with as many rows as cores "
+                                           "or more, one block a row (the other variants) does as well"},
+                                   {"expr": "tile_len <= 1024 or tile_len < 2 * ceil_div(cols, splits)",
+                                    "why": "a tile longer than twice a block's share of its row runs the same as the "
+                                           "next smaller one (up to the first draft's)"}],
+                   "tiling": {"rows": "rows", "cols": "cols", "tile_len": "tile_len"},
+                   "draft": {"splits": splits, "tile_len": 1024},
+                   "draft_why": "each row over as many blocks as the cores allow, tiles of 1024 elements"},
         "cols": {"blocks": "min(vector_cores, outer * ceil_div(inner, 16))",
                  "knobs": {"tile_cols": {"type": "categorical", "choices": [16, 32, 64, 128, 256, 512, 1024, 2048]}},
                  "aligned": "false", "what": "strided rows",
@@ -175,11 +190,11 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
                  "tiling": {"outer": "outer", "red": "red", "inner": "inner", "tile_cols": "tile_cols"},
                  "draft": {"block_dim": "min(vector_cores, outer * ceil_div(inner, 16))", "tile_cols": 16},
                  "draft_why": "16 columns at a time"},
-    }["flat" if layout in ("total", "sweeps") else layout]
+    }["flat" if layout == "total" else layout]
     streamed_in = sum(t.role in STREAMED for t in lowered.ins)
     streamed_out = sum(t.role != "total" for t in lowered.outs)
     knobs: dict[str, object] = {
-        "block_dim": {"type": "int", "low": 1, "high": geometry["blocks"]},
+        **({} if layout == "sweeps" else {"block_dim": {"type": "int", "low": 1, "high": geometry["blocks"]}}),
         **geometry["knobs"],
         "buffer_num": {"type": "categorical", "choices": [1, 2, 3], "structural": True},
         "copy": {"type": "categorical", "structural": True,
@@ -199,10 +214,11 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
          "why": "every queue holds buffer_num tensors at once, and a position holds no more than the SoC allows"},
         *geometry["constraints"],
     ]
-    draft = {"block_dim": geometry["blocks"], **geometry["draft"],
+    draft = {**({} if layout == "sweeps" else {"block_dim": geometry["blocks"]}), **geometry["draft"],
              "buffer_num": 1, "copy": "'data_copy_pad' if has_data_copy_pad else 'data_copy'", "sync": "queue"}
+    derived = {"block_dim": geometry["blocks"]} if layout == "sweeps" else {}  # before what reads it
     variant = {"description": f"generated from {origin}: {layout} layout, fp32 math", "knobs": knobs,
-               "derived": {"ub_used": _ub_expression(lowered)}, "constraints": constraints,
+               "derived": {**derived, "ub_used": _ub_expression(lowered)}, "constraints": constraints,
                "tiling": geometry["tiling"], "block_dim": "block_dim"}
     return variant, draft, f"first draft: every vector core, {geometry['draft_why']}, one buffer, TQue, DataCopyPad"
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from tuner.data.dtypes import C_SIZES, C_TYPES
+from tuner.data.socs import load_socs
 from tuner.errors import UsageError
 from tuner.graph.canonical import canonical
 from tuner.graph.ir import OPS, Graph, Input, Node, Operand, TensorType
@@ -115,7 +116,7 @@ class Lowered:
     row_group: int = 1  # rows: reductions over the last two axes, each over this many neighbouring rows (a group)
     segments: int = 1  # chunks over [segments, rows, cols]: a row is the segments of cols elements, rows * cols apart
     chunked: Lowered | None = None  # rows: the same graph over rows in chunks (a second variant), where it lowers
-    swept: Lowered | None = None  # one row scanned or reduced: the row over every block in sweeps (a third variant)
+    swept: Lowered | None = None  # rows scanned or reduced: each row over several blocks in sweeps (a third variant)
 
     @property
     def rows(self) -> int:
@@ -139,13 +140,20 @@ class Lowered:
         inner (cols); and those of its other variants'."""
         if self.swept is not None:
             return {**self.swept.context(), **replace(self, swept=None).context()}
-        if self.layout in ("flat", "total", "sweeps"):
+        if self.layout == "sweeps":
+            return {"n": self.total, "rows": self.rows, "cols": self.cols}
+        if self.layout in ("flat", "total"):
             return {"n": self.total}
         if self.layout == "cols":
             return dict(zip(("outer", "red", "inner"), self.shape, strict=True))
         if self.segments > 1:
             return {"rows": self.shape[1], "cols": self.shape[2], "row_stride": self.shape[2]}
         return {"rows": self.rows, "cols": self.cols, "row_stride": -(-self.cols // self.row_align) * self.row_align}
+
+
+def _most_cores() -> int:
+    """The most vector cores of any SoC: with half as many rows, each row may take two blocks or more."""
+    return max(int(soc.vector_cores.value) for soc in load_socs().values())
 
 
 def _padded(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
@@ -552,8 +560,8 @@ def lower(graph: Graph) -> Lowered:
     if layout == "rows":
         with contextlib.suppress(LoweringError):  # else rows that fit a tile only
             lowered.chunked = _chunked(graph, space, own, slices, group=lowered.row_group)
-        if lowered.rows == 1 and any(OPS[n.op][0] in ("scan", "reduce") for n in graph.nodes):
-            with contextlib.suppress(LoweringError):  # else the row's scans and reductions run on one block
+        if any(OPS[n.op][0] in ("scan", "reduce") for n in graph.nodes) and 2 * lowered.rows <= _most_cores():
+            with contextlib.suppress(LoweringError):  # else a row's scans and reductions run on one block
                 lowered.swept = _chunked(graph, space, own, slices, sweeps=True)
     return lowered
 
@@ -564,10 +572,11 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
     A row takes as many passes over its chunks as its reductions are deep: pass p computes, chunk by chunk, what the
     reductions of depth p + 1 reduce (into a per-row accumulator each), reading the deeper ones' values as scalars;
     the last pass computes and stores the outputs. What a pass needs of earlier values is computed again.
-    `sweeps`: one row, the whole tensor, its chunks the tiles of every block (a reduction over everything used with
-    the tensor again, or a scan along it); after each pass the blocks exchange their accumulators through the GM
-    workspace. A scan takes a pass of its own before the one it runs in: each block sums its range of the scanned
-    value, and the exchange leaves each block the sum of the ranges before its own, where its scan starts.
+    `sweeps`: each row split over several blocks, its chunks the tiles of its blocks (one row the whole tensor: a
+    reduction over everything used with the tensor again; or few rows reduced or scanned); after each pass the blocks
+    of a row exchange their accumulators through the GM workspace. A scan takes a pass of its own before the one it
+    runs in: each block sums its range of the scanned value, and the exchange leaves each block the sum of the
+    ranges before its own, where its scan starts. Its inputs are rows, a row shared by all and single values.
     `segmented`: over [A, C, B] reduced along A and B (a batch norm's batch statistics), row c is the A segments of
     B elements at (a * C + c) * B. `group`: reductions over the last two axes (a group norm's), each group of that
     many neighbouring rows taken as one row of as many segments, its per-row values read for the segment's row."""
@@ -578,6 +587,8 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
     roles = {"full": "full", "row": "shared", "perrow": "rowvalue", "table": "rowvalue", "scalar": "scalar"}
     if segments > 1:  # a value per row is one per channel, [1, C, 1]
         roles = {"full": "full", "scalar": "scalar", "table": "rowvalue"}
+    if sweeps:  # each block's range of one row: the rows, a shared row and single values
+        roles = {"full": "full", "row": "shared", "scalar": "scalar"}
     gathers: dict[str, dict[str, list[int]]] = {}
     for item in graph.inputs:
         stored = _storage_of_input(item.type.shape, space, "rows")
@@ -676,8 +687,8 @@ def _chunked(graph: Graph, space: tuple[int, ...], own: dict[str, TensorType], s
                                  own[name].shape or (1,)))
         out_values[f"out{index}"] = value.buffer
     if sweeps:
-        return Lowered("sweeps", space[-1:], ins, outs, out_values, em.full.made, em.stat.made, em.uses, {}, lines,
-                       [], max(em.passes, 1), em.totals, pass_count=last + 1)
+        return Lowered("sweeps", (math.prod(space[:-1]), space[-1]), ins, outs, out_values, em.full.made,
+                       em.stat.made, em.uses, {}, lines, [], max(em.passes, 1), em.totals, pass_count=last + 1)
     return Lowered("chunks", space, ins, outs, out_values, em.full.made, em.stat.made, em.uses, gathers, lines, [],
                    max(em.passes, 1), pass_count=last + 1, row_group=group, segments=segments)
 
@@ -1080,7 +1091,7 @@ def _accumulate_chunks(em: _Emitter, node: Node, space: tuple[int, ...]) -> None
     combine = COMBINE[node.op]
     start = START[combine]
     if em.sweeps:  # started once, combined across blocks after its pass (the skeleton's Exchange)
-        scale = _literal(1.0 / math.prod(space)) if node.op == "mean" else "1.0f"
+        scale = _literal(1.0 / space[-1]) if node.op == "mean" else "1.0f"
         em.totals.append({"acc": accumulator, "start": start, "combine": combine, "pass": str(em.step),
                           "scale": scale})
     else:
