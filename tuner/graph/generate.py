@@ -19,7 +19,7 @@ KERNEL = "graph_kernel"
 TILING_STRUCT = "GraphTiling"
 VARIANT = "generated"
 CHUNKED = "chunked"  # the rows in chunks (Lowered.chunked), where the kernel has rows
-SWEPT = "sweeps"  # one row with a scan over every block (Lowered.swept)
+SWEPT = "sweeps"  # few long rows reduced or scanned, each over several blocks (Lowered.swept)
 
 
 def template_text(lowered: Lowered, graph: Graph, origin: str, shares_workspace: bool = False) -> str:
@@ -224,8 +224,8 @@ def _variant(lowered: Lowered, origin: str) -> tuple[dict[str, object], dict[str
 
 
 def _kernels(lowered: Lowered) -> dict[str, Lowered]:
-    """The variants of a generated kernel: the kernel, its rows in chunks where it has them, and its one row over
-    every block where it scans it."""
+    """The variants of a generated kernel: the kernel, its rows in chunks where it has them, and each of its rows
+    over several blocks where it has few."""
     return {VARIANT: lowered, **({CHUNKED: lowered.chunked} if lowered.chunked else {}),
             **({SWEPT: lowered.swept} if lowered.swept else {})}
 
