@@ -74,6 +74,9 @@ TASKS = [
      "- F.interpolate(x, scale_factor=(1.8, 2.2), mode='nearest')", "torch.randn(2, 3, 5, 6)", ""),
     ("scatters", "b, i, s, j: torch.index_add(b, 0, i, s, alpha=0.5) - torch.scatter_add(b, 0, j, s)",
      "torch.randn(7, 12), torch.randint(0, 7, (20,)), torch.randn(20, 12), torch.randint(0, 7, (20, 12))", ""),
+    ("copies_of_rows_and_elements", "b, i, s, j, e: b.index_copy(0, i, s) * 2.0 + torch.scatter(b, 0, j, e)",
+     "torch.randn(7, 12), torch.randperm(7)[:4], torch.randn(4, 12), "
+     "torch.stack([torch.randperm(7)[:5] for _ in range(12)], 1), torch.randn(5, 12)", ""),
     ("mse_total", "x, y: ((x - y) ** 2).mean()", "torch.randn(37, 300), torch.randn(37, 300)", ""),
     ("two_totals", "x: (x.abs().amax() * 0.5 + 1.0, x.float().sum())", "torch.randn(5000, dtype=torch.float16)", ""),
     ("swiglu_odd_halves", "x, y: F.silu(x[:, :37]) * x[:, 37:] + y[1:2]", "torch.randn(5, 74), torch.randn(3, 37)", ""),

@@ -73,7 +73,9 @@ GLOBAL_MAX_POOL = "aten.adaptive_max_pool2d.default"  # to (1, 1): the maximum o
 SCANS = {"aten.cumsum.default": "cumsum", "aten.cumprod.default": "cumprod"}
 ROW_GATHERS = frozenset({"aten.embedding.default", "aten.index_select.default"})
 TAKE = "aten.gather.default"
-SCATTERS = {"aten.index_add.default": True, "aten.scatter_add.default": False}  # -> by rows
+# -> the IR operation, and whether an index is per row (else per element)
+SCATTERS = {"aten.index_add.default": ("scatter_add", True), "aten.scatter_add.default": ("scatter_add", False),
+            "aten.index_copy.default": ("scatter", True), "aten.scatter.src": ("scatter", False)}
 RESAMPLES = {"aten.upsample_nearest2d.vec": "nearest", "aten.upsample_bilinear2d.vec": "bilinear"}
 # pools: aten overload -> (mode, the position of each argument: kernel, stride, padding, dilation, ceil_mode,
 # count_include_pad, divisor_override; None where it has none)
@@ -88,7 +90,7 @@ CAT = "aten.cat.default"  # cat(tensors, dim)
 REPEAT = "aten.repeat.default"  # a broadcast along new axes, viewed (instance norm's affine weight, once per sample)
 _aten = torch.ops.aten
 # operations the IR holds whole, which core aten would otherwise decompose (a scan into slices and additions)
-KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default)
+KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default, _aten.index_copy.default)
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
               _aten._native_batch_norm_legit_no_training, _aten._native_batch_norm_legit,
@@ -506,15 +508,18 @@ def _resample(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
 
 
 def _scatter(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
-    """index_add(base, 0, index, source, alpha) and scatter_add(base, 0, index, source) as scatter_add."""
+    """index_add(base, 0, index, source, alpha) and scatter_add(base, 0, index, source) as scatter_add;
+    index_copy(base, 0, index, source) and scatter(base, 0, index, source) as scatter."""
     where = _where(fx)
     base, dim, index, source = fx.args[:4]
     if int(dim) % len(base.meta["val"].shape) != 0:
         raise CaptureError(f"{fx.target} along axis {dim} ({where}) is outside the kernel IR (along the first)")
-    alpha = fx.args[4] if len(fx.args) > 4 else fx.kwargs.get("alpha", 1)
-    return Node("scatter_add", tuple(_operand(a, names, where) for a in (base, index, source)), fx.name,
-                _type(fx, f"the result of {fx.target}"), {"alpha": alpha, "by_rows": SCATTERS[str(fx.target)]}, where,
-                _origin(fx))
+    op, by_rows = SCATTERS[str(fx.target)]
+    attrs = {"by_rows": by_rows}
+    if op == "scatter_add":
+        attrs["alpha"] = fx.args[4] if len(fx.args) > 4 else fx.kwargs.get("alpha", 1)
+    return Node(op, tuple(_operand(a, names, where) for a in (base, index, source)), fx.name,
+                _type(fx, f"the result of {fx.target}"), attrs, where, _origin(fx))
 
 
 def _strided_view(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:

@@ -76,6 +76,13 @@ def _scatter_add(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
     return base.scatter_add(0, index, source)
 
 
+def _scatter(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
+    base, index, source = args[0], args[1].long(), args[2].to(args[0].dtype)
+    if node.attrs["by_rows"]:
+        return base.index_copy(0, index, source)
+    return base.scatter(0, index, source)
+
+
 def _pool(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
     at = node.attrs
     axes = len(at["kernel"])
@@ -108,8 +115,8 @@ EVALUATIONS: dict[str, Evaluation] = {
         "logical_or": torch.logical_or}.items()},
     **{op: _reduction(fn) for op, fn in {"sum": torch.sum, "mean": torch.mean, "amax": torch.amax,
                                          "amin": torch.amin}.items()},
-    "prod": _prod, "cumsum": _scan, "cumprod": _scan, "take": _take, "scatter_add": _scatter_add, "pool": _pool,
-    "resample": _resample, "rows": lambda node, args: args[0][args[1].long()],
+    "prod": _prod, "cumsum": _scan, "cumprod": _scan, "take": _take, "scatter_add": _scatter_add, "scatter": _scatter,
+    "pool": _pool, "resample": _resample, "rows": lambda node, args: args[0][args[1].long()],
     "where": _where, "slice": _slice, "cat": _cat,
     "clamp": lambda node, args: torch.clamp(args[0], node.attrs.get("min"), node.attrs.get("max")),
     "view": lambda node, args: args[0].reshape(node.type.shape),

@@ -56,6 +56,9 @@ OPS: dict[str, tuple[str, int]] = {
     # row) or element (scatter_add: an index per element) added at its index along the first axis; attrs: alpha,
     # by_rows
     "scatter_add": ("gather", 3),
+    # scatter(base, index, source): base with each source row (index_copy: `by_rows`) or element (scatter) put at its
+    # index along the first axis, a later one over an earlier at the same index; attrs: by_rows
+    "scatter": ("gather", 3),
     # pool(x): max or average over windows of x's last len(kernel) axes; attrs: mode (max | avg), kernel, stride,
     # padding, dilation, ceil_mode, count_include_pad, divisor (None: the window's count) -- the result's shape says
     # how many windows

@@ -361,8 +361,8 @@ class _Slice:
     take: dict[str, int] | None = None  # elements taken along an axis: the source as outer x length x inner, the
     # index's length along the axis (picks), and wrap (a negative index counts from the end)
     window: dict[str, object] | None = None  # a pool of the source: its spatial axes in and out and its arguments
-    scatter: dict[str, int] | None = None  # sums of source rows (or elements) at their index: the source's rows and
-    # whether an index is per row
+    scatter: dict[str, int | str] | None = None  # sums of source rows (or elements) at their index: the source's rows
+    # and whether an index is per row; with `base` (an input), each put over that input's values instead
 
     @property
     def by_rows(self) -> bool:
@@ -435,17 +435,26 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
     slices: dict[str, _Slice] = {}
     added, nodes = [], []
     for node in graph.nodes:
-        if node.op == "scatter_add":
+        if node.op in ("scatter_add", "scatter"):
             base, index, source = node.operands
             if read(index) not in inputs or read(source) not in inputs:
                 raise _fail(node, "a scatter of a computed source or at computed indices")
+            if node.op == "scatter" and read(base) not in inputs:
+                raise _fail(node, "a scatter into a computed tensor; into an input is lowered so far")
             shape = inputs[str(read(source))].type.shape
-            if len(node.type.shape) != 2 or (not node.attrs["by_rows"] and
-                                             inputs[str(read(index))].type.shape != shape):
-                raise _fail(node, "a scatter into other than a matrix, or with fewer indices than source elements")
+            if len(node.type.shape) != 2 or shape[-1] != node.type.shape[-1] or (
+                    not node.attrs["by_rows"] and inputs[str(read(index))].type.shape != shape):
+                raise _fail(node, "a scatter into other than a matrix, of a source narrower than it, or with fewer "
+                                  "indices than source elements")
+            scatter = {"rows": shape[0], "by_rows": int(node.attrs["by_rows"])}
+            if node.op == "scatter":  # the base's rows, each source row or element put over its place
+                slices[node.name] = _Slice(str(read(source)), 0, 0, str(read(index)),
+                                           scatter={**scatter, "base": str(read(base))})
+                added.append(Input(node.name, node.type, inputs[str(read(source))].kind,
+                                   inputs[str(read(source))].target))
+                continue
             sums = f"{node.name}_sums"
-            slices[sums] = _Slice(str(read(source)), 0, 0, str(read(index)),
-                                  scatter={"rows": shape[0], "by_rows": int(node.attrs["by_rows"])})
+            slices[sums] = _Slice(str(read(source)), 0, 0, str(read(index)), scatter=scatter)
             added.append(Input(sums, node.type, inputs[str(read(source))].kind, inputs[str(read(source))].target))
             scaled = f"{node.name}_scaled"
             nodes.append(Node("mul", (sums, node.attrs["alpha"]), scaled, node.type, {}, node.source, node.origin))
@@ -740,11 +749,15 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
             gathers[name] = _gather(item.type.shape, space)
         elif role in ("indexed", "picked", "scattered"):
             gathers[name] = {"index": f"in_{cut.index}", **(cut.take or cut.scatter or {})}
+            if cut.scatter and "base" in cut.scatter:
+                gathers[name]["base"] = f"in_{cut.scatter['base']}"
         elif role == "pooled":
             gathers[name] = dict(cut.window or {})
         elif role == "table":
             gathers[name] = {**_gather(item.type.shape, space), "size": math.prod(item.type.shape)}
-    for index in dict.fromkeys(cut.index for cut in slices.values() if cut.index):  # read by address only
+    by_address = [cut.index for cut in slices.values() if cut.index] + \
+        [cut.scatter["base"] for cut in slices.values() if cut.scatter and "base" in cut.scatter]
+    for index in dict.fromkeys(by_address):  # read by address only: indices, and what a scatter puts values over
         ins.append(KernelTensor(f"in_{index}", index, kernel_dtype(own[index].dtype), "index", own[index].shape))
     last_use = {}
     for index, node in enumerate(graph.nodes):
