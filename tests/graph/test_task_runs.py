@@ -72,6 +72,14 @@ TASKS = [
      ""),
     ("resample_bilinear_nearest", "x: F.interpolate(x, size=(9, 13), mode='bilinear', align_corners=False) "
      "- F.interpolate(x, scale_factor=(1.8, 2.2), mode='nearest')", "torch.randn(2, 3, 5, 6)", ""),
+    ("resample_bicubic_both_corner_modes", "x: F.interpolate(x, size=(9, 12), mode='bicubic', align_corners=False) "
+     "+ F.interpolate(x, scale_factor=1.5, mode='bicubic', align_corners=True)", "torch.randn(2, 3, 6, 8)", ""),
+    ("resample_trilinear_and_nearest_3d", "x: F.interpolate(x, size=(5, 7, 9), mode='trilinear') "
+     "- F.interpolate(x, scale_factor=(1.7, 1.8, 1.9), mode='nearest')", "torch.randn(1, 2, 3, 4, 5)", ""),
+    ("grid_sample_bilinear_zeros_and_nearest_border",
+     "x, g: F.grid_sample(x, g, mode='bilinear', padding_mode='zeros', align_corners=False) "
+     "+ F.grid_sample(x, g, mode='nearest', padding_mode='border', align_corners=True)",
+     "torch.randn(2, 3, 7, 9), torch.rand(2, 5, 6, 2) * 2.4 - 1.2", ""),
     ("scatters", "b, i, s, j: torch.index_add(b, 0, i, s, alpha=0.5) - torch.scatter_add(b, 0, j, s)",
      "torch.randn(7, 12), torch.randint(0, 7, (20,)), torch.randn(20, 12), torch.randint(0, 7, (20, 12))", ""),
     ("copies_of_rows_and_elements", "b, i, s, j, e: b.index_copy(0, i, s) * 2.0 + torch.scatter(b, 0, j, e)",

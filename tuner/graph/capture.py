@@ -76,7 +76,12 @@ TAKE = "aten.gather.default"
 # -> the IR operation, and whether an index is per row (else per element)
 SCATTERS = {"aten.index_add.default": ("scatter_add", True), "aten.scatter_add.default": ("scatter_add", False),
             "aten.index_copy.default": ("scatter", True), "aten.scatter.src": ("scatter", False)}
-RESAMPLES = {"aten.upsample_nearest2d.vec": "nearest", "aten.upsample_bilinear2d.vec": "bilinear"}
+RESAMPLES = {"aten.upsample_nearest2d.vec": "nearest", "aten.upsample_bilinear2d.vec": "bilinear",
+             "aten.upsample_bicubic2d.vec": "bicubic", "aten.upsample_nearest3d.vec": "nearest",
+             "aten.upsample_trilinear3d.vec": "trilinear"}
+INTERPOLATED = frozenset({"bilinear", "bicubic", "trilinear"})  # the modes with an align_corners argument
+GRID_SAMPLE = "aten.grid_sampler_2d.default"  # (input, grid, interpolation, padding, align_corners)
+GRID_MODES, GRID_PADDINGS = {0: "bilinear", 1: "nearest"}, {0: "zeros", 1: "border"}
 # pools: aten overload -> (mode, the position of each argument: kernel, stride, padding, dilation, ceil_mode,
 # count_include_pad, divisor_override; None where it has none)
 POOLS = {"aten.avg_pool2d.default": ("avg", (1, 2, 3, None, 4, 5, 6)), "aten.avg_pool3d.default": ("avg", (1, 2, 3,
@@ -90,7 +95,9 @@ CAT = "aten.cat.default"  # cat(tensors, dim)
 REPEAT = "aten.repeat.default"  # a broadcast along new axes, viewed (instance norm's affine weight, once per sample)
 _aten = torch.ops.aten
 # operations the IR holds whole, which core aten would otherwise decompose (a scan into slices and additions)
-KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default, _aten.index_copy.default)
+KEPT = (_aten.cumsum.default, _aten.cumprod.default, _aten.index_add.default, _aten.index_copy.default,
+        _aten.upsample_bicubic2d.vec, _aten.upsample_nearest3d.vec, _aten.upsample_trilinear3d.vec,
+        _aten.grid_sampler_2d.default)
 # composite operations torch decomposes into the IR's own (its decompositions of these stay within core aten)
 DECOMPOSED = (_aten._softmax, _aten._log_softmax, _aten.native_layer_norm, _aten.native_group_norm,
               _aten._native_batch_norm_legit_no_training, _aten._native_batch_norm_legit,
@@ -486,18 +493,20 @@ def _pool(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
 
 
 def _resample(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
-    """upsample_nearest2d / upsample_bilinear2d (F.interpolate) as resample(x), with the scale per axis torch
-    computes: the inverse of a given scale factor, else the input's size over the result's (for align_corners, the
-    spans between the corner pixels)."""
+    """upsample_nearest2d/3d, upsample_bilinear2d, upsample_bicubic2d and upsample_trilinear3d (F.interpolate) as
+    resample(x), with the scale per axis torch computes: the inverse of a given scale factor, else the input's size
+    over the result's (for align_corners, the spans between the corner pixels)."""
     where = _where(fx)
     mode = RESAMPLES[str(fx.target)]
-    align = bool(fx.args[2]) if mode == "bilinear" and len(fx.args) > 2 else False
-    factors = fx.args[3 if mode == "bilinear" else 2] if len(fx.args) > (3 if mode == "bilinear" else 2) else None
+    interpolated = mode in INTERPOLATED
+    align = bool(fx.args[2]) if interpolated and len(fx.args) > 2 else False
+    factors = fx.args[3 if interpolated else 2] if len(fx.args) > (3 if interpolated else 2) else None
     result = _type(fx, f"the result of {fx.target}")
-    sizes = tuple(int(d) for d in fx.args[0].meta["val"].shape[-2:])
+    axes = 3 if str(fx.target).endswith("3d.vec") else 2
+    sizes = tuple(int(d) for d in fx.args[0].meta["val"].shape[-axes:])
     scales = []
-    for axis in range(2):
-        into, out = sizes[axis], result.shape[-2 + axis]
+    for axis in range(axes):
+        into, out = sizes[axis], result.shape[-axes + axis]
         if align:
             scales.append((into - 1) / (out - 1) if out > 1 else 0.0)
         else:
@@ -505,6 +514,20 @@ def _resample(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
     return Node("resample", (_operand(fx.args[0], names, where),), fx.name, result,
                 {"mode": mode, "align_corners": align, "scales": [float(torch.tensor(s, dtype=torch.float32))
                                                                   for s in scales]}, where, _origin(fx))
+
+
+def _grid_sample(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
+    """grid_sampler_2d (F.grid_sample) as resample(x, grid) with mode "grid": each output pixel the source sampled
+    (bilinear or nearest) where the grid says, zeros or the border outside."""
+    where = _where(fx)
+    source, grid, interpolation, padding, align = fx.args[:5]
+    if int(interpolation) not in GRID_MODES or int(padding) not in GRID_PADDINGS:
+        raise CaptureError(f"grid_sample with mode {int(interpolation)} and padding {int(padding)} ({where}) is "
+                           "outside the kernel IR (bilinear or nearest, zeros or border padding)")
+    return Node("resample", (_operand(source, names, where), _operand(grid, names, where)), fx.name,
+                _type(fx, f"the result of {fx.target}"),
+                {"mode": "grid", "sampling": GRID_MODES[int(interpolation)], "padding": GRID_PADDINGS[int(padding)],
+                 "align_corners": bool(align), "scales": [1.0, 1.0]}, where, _origin(fx))
 
 
 def _scatter(fx: torch.fx.Node, names: dict[torch.fx.Node, Operand]) -> Node:
@@ -649,6 +672,9 @@ def capture(module: torch.nn.Module, inputs: Sequence[Any]) -> Graph:
         elif fx.op == "call_function" and target in RESAMPLES:
             names[fx] = fx.name
             nodes.append(_resample(fx, names))
+        elif fx.op == "call_function" and target == GRID_SAMPLE:
+            names[fx] = fx.name
+            nodes.append(_grid_sample(fx, names))
         elif fx.op == "call_function" and target in POOLS:
             node = _pool(fx, names)
             nodes.append(node)

@@ -95,8 +95,13 @@ def _pool(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
 
 
 def _resample(node: Node, args: list[torch.Tensor]) -> torch.Tensor:
-    align = node.attrs["align_corners"] if node.attrs["mode"] == "bilinear" else None
-    return torch.nn.functional.interpolate(args[0], size=tuple(node.type.shape[-2:]), mode=node.attrs["mode"],
+    if node.attrs["mode"] == "grid":
+        return torch.nn.functional.grid_sample(args[0], args[1].to(args[0].dtype), mode=node.attrs["sampling"],
+                                               padding_mode=node.attrs["padding"],
+                                               align_corners=node.attrs["align_corners"])
+    align = node.attrs["align_corners"] if node.attrs["mode"] != "nearest" else None
+    axes = len(node.attrs["scales"])
+    return torch.nn.functional.interpolate(args[0], size=tuple(node.type.shape[-axes:]), mode=node.attrs["mode"],
                                            align_corners=align)
 
 

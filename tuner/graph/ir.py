@@ -63,9 +63,11 @@ OPS: dict[str, tuple[str, int]] = {
     # padding, dilation, ceil_mode, count_include_pad, divisor (None: the window's count) -- the result's shape says
     # how many windows
     "pool": ("window", 1),
-    # resample(x): x's last two axes resampled to the result's size; attrs: mode (nearest | bilinear),
-    # align_corners, scales (per axis, the source's pixels per result pixel as torch computes them)
-    "resample": ("window", 1),
+    # resample(x): x's last len(scales) axes resampled to the result's size; attrs: mode (nearest | bilinear | bicubic
+    # | trilinear), align_corners, scales (per axis, the source's pixels per result pixel as torch computes them);
+    # resample(x, grid) with mode grid: F.grid_sample of [N, C, H, W] at the grid's [N, Ho, Wo, 2] positions (x, y in
+    # -1..1); attrs also sampling (bilinear | nearest), padding (zeros | border)
+    "resample": ("window", 0),
     # scans along one axis; attrs: dim, reverse (from the end of the axis back)
     "cumsum": ("scan", 1), "cumprod": ("scan", 1),
     # view(x): the same elements in the node's shape; expand(x): x broadcast to the node's shape

@@ -466,7 +466,7 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
                 source = made[source].operands[0]
             if source not in inputs:
                 raise _fail(node, "a pool of a computed value; pools of the kernel's inputs are lowered so far")
-            axes = len(node.attrs["kernel"]) if node.op == "pool" else 2
+            axes = len(node.attrs["kernel"] if node.op == "pool" else node.attrs["scales"])
             shape = values[str(node.operands[0])].type.shape
             window = {"mode": node.attrs["mode"], "in": list(shape[-axes:]), "out": list(node.type.shape[-axes:]),
                       "plane": math.prod(shape[-axes:]),
@@ -477,7 +477,14 @@ def _input_slices(graph: Graph) -> tuple[Graph, dict[str, _Slice]]:
             else:
                 window |= {"scales": [_literal(s) for s in node.attrs["scales"]],
                            "align": int(node.attrs["align_corners"])}
-            slices[node.name] = _Slice(str(source), 0, 0, window=window)
+            grid = ""
+            if node.attrs["mode"] == "grid":  # the positions, read by address: [N, Ho, Wo, 2]
+                grid = str(read(node.operands[1]))
+                if grid not in inputs or len(shape) != 4:
+                    raise _fail(node, "a grid sample at computed positions, or of other than [N, C, H, W]")
+                window |= {"grid": f"in_{grid}", "channels": shape[1], "sampling": node.attrs["sampling"],
+                           "padding": node.attrs["padding"]}
+            slices[node.name] = _Slice(str(source), 0, 0, grid, window=window)
             added.append(Input(node.name, node.type, inputs[str(source)].kind, inputs[str(source)].target))
             continue
         if node.op == "take":
