@@ -118,6 +118,8 @@ TASKS = [
     ("global_max_pool", "x: F.adaptive_max_pool2d(x, (1, 1)) + 1.0", "torch.randn(2, 3, 5, 7)", ""),
     ("select_first_and_last", "x: x * x.select(1, 0).unsqueeze(1) - x[:, -1:]", "torch.randn(7, 40)", ""),
     ("sine_cosine_wide_range", "x: torch.sin(x * 20.0) * torch.cos(x * 3.0) + torch.cos(x)", "torch.randn(6, 500)", ""),
+    ("arctangent_with_zero_and_huge", "x: torch.atan(x * 30.0) - 2.0 * torch.atan(x)",
+     "torch.cat((torch.randn(5, 500) * 10.0, torch.tensor([[0.0, 1e30, -1e30, 1e-30, -0.5] * 100])))", ""),
     ("causal_mask_made_in_forward", "x: x.masked_fill(torch.triu(torch.ones(24, 24, dtype=torch.bool), diagonal=1), "
      "float('-inf')).softmax(-1) * torch.arange(1.0, 49.0, 2.0)", "torch.randn(3, 24, 24)", ""),
     # rows longer than UB holds: in chunks, a pass per depth of reduction

@@ -32,7 +32,7 @@ class CaptureError(UsageError):
 # aten overload -> IR operation. Scalar overloads take a Python number as their second operand.
 ATEN: dict[str, str] = {
     **{f"aten.{op}.default": op for op in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid",
-                                           "tanh", "relu", "erf", "sin", "cos", "logical_not", "logical_and",
+                                           "tanh", "relu", "erf", "sin", "cos", "atan", "logical_not", "logical_and",
                                            "logical_or", "maximum", "minimum")},
     **{f"aten.{op}.{form}": op for op in ("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge")
        for form in ("Tensor", "Scalar")},

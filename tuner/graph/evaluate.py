@@ -110,7 +110,8 @@ EVALUATIONS: dict[str, Evaluation] = {
     **{op: _unary(fn) for op, fn in {
         "neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
         "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-        "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "logical_not": torch.logical_not,
+        "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "atan": torch.atan,
+        "logical_not": torch.logical_not,
         "log1p": torch.log1p, "expm1": torch.expm1, "round": torch.round, "floor": torch.floor, "ceil": torch.ceil,
         "trunc": torch.trunc, "cast": lambda x: x}.items()},
     **{op: _binary(fn) for op, fn in {

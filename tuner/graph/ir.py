@@ -28,7 +28,7 @@ OPS: dict[str, tuple[str, int]] = {
     "neg": ("pointwise", 1), "abs": ("pointwise", 1), "exp": ("pointwise", 1), "log": ("pointwise", 1),
     "sqrt": ("pointwise", 1), "rsqrt": ("pointwise", 1), "reciprocal": ("pointwise", 1),
     "sigmoid": ("pointwise", 1), "tanh": ("pointwise", 1), "relu": ("pointwise", 1), "erf": ("pointwise", 1),
-    "sin": ("pointwise", 1), "cos": ("pointwise", 1), "logical_not": ("pointwise", 1),
+    "sin": ("pointwise", 1), "cos": ("pointwise", 1), "atan": ("pointwise", 1), "logical_not": ("pointwise", 1),
     "log1p": ("pointwise", 1), "expm1": ("pointwise", 1),
     "round": ("pointwise", 1), "floor": ("pointwise", 1), "ceil": ("pointwise", 1), "trunc": ("pointwise", 1),
     # binary arithmetic

@@ -57,8 +57,8 @@ REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "amax": "ReduceMax", "ami
 COMBINE = {"sum": "Add", "mean": "Add", "amax": "Max", "amin": "Min", "prod": "Mul"}
 START = {"Add": "0.0f", "Max": "-__builtin_inff()", "Min": "__builtin_inff()"}
 # vector passes over the data per element, by IR operation (the roofline's work)
-PASSES = {"sigmoid": 4, "tanh": 6, "erf": 40, "sin": 26, "cos": 26, "pow": 3, "where": 2, "log1p": 2, "expm1": 2,
-          "logical_not": 2, **{op: 2 for op in CMP}}
+PASSES = {"sigmoid": 4, "tanh": 6, "erf": 40, "sin": 26, "cos": 26, "atan": 37, "pow": 3, "where": 2, "log1p": 2,
+          "expm1": 2, "logical_not": 2, **{op: 2 for op in CMP}}
 
 
 class LoweringError(UsageError):
@@ -910,7 +910,8 @@ def _scalar(em: _Emitter, node: Node, operands: list[_Value | None]) -> None:
 def _fold(node: Node, args: list[torch.Tensor]) -> float:
     unary = {"neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
              "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-             "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "log1p": torch.log1p,
+             "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "atan": torch.atan,
+             "log1p": torch.log1p,
              "expm1": torch.expm1, "logical_not": torch.logical_not, "round": torch.round, "floor": torch.floor,
              "ceil": torch.ceil, "trunc": torch.trunc}
     binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
@@ -1231,6 +1232,13 @@ def _pointwise(em: _Emitter, node: Node, phase: str, dst: str, count: str) -> No
         temps += [t, u, w]
         em.macro(phase, f"{{{{ elementwise.sine('{dst}', '{x}', '{_region(t, phase)}', '{_region(u, phase)}', "
                         f"'{_region(w, phase)}', '{count}', {math.pi / 2 if op == 'cos' else 0.0!r}) }}}}")
+    elif op == "atan":
+        em.uses.add("ones")
+        x = tensor(0)
+        t, u, w = em.temp(phase), em.temp(phase), em.temp(phase)
+        temps += [t, u, w]
+        em.macro(phase, f"{{{{ elementwise.arctangent('{dst}', '{x}', '{_region(t, phase)}', '{_region(u, phase)}', "
+                        f"'{_region(w, phase)}', '{count}', 'ones') }}}}")
     elif op in ("log1p", "expm1"):
         if op == "log1p":
             em.put(phase, f"Adds({dst}, {tensor(0)}, 1.0f, {count});")
