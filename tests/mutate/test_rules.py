@@ -281,6 +281,12 @@ def _mutation(op: str, variant: str, shape: tuple[int, ...], knobs: dict[str, An
                            options=options or {})
 
 
+def test_a_plateau_of_an_operator_no_rule_is_written_for_proposes_nothing():
+    context = replace(_mutation("softmax", "rows", (1000, 64), {**REAL_CASES[("whole-reduce-rows", "softmax")].knobs}),
+                      op="my_task", variant="generated")  # a user's own operator: no packaged space or operator
+    assert RuleMutator().propose(context) == []
+
+
 def test_the_rewriter_proposes_applicable_rules_on_a_plateau_once_per_lineage():
     mutator = RuleMutator()
     short = {**REAL_CASES[("whole-reduce-rows", "softmax")].knobs}

@@ -220,9 +220,11 @@ class RuleMutator(Mutator):
         # a rule-made variant is itself a child template; stacking a second child on it is not supported
         if context.trigger != "plateau" or context.template.lstrip().startswith("{% extends"):
             return []
+        base = context.variant.split("+")[0]
+        if not any(rule.applies_to(context.op, base) for rule in self.rules):
+            return []  # no rule is written for it (a user's own operator, generated from its task)
         op = get_operator(context.op).with_options(context.options)
         space = load_space(context.op, self.root)
-        base = context.variant.split("+")[0]
         if base not in space.variants:
             return []
         variant = space.variant(base)
