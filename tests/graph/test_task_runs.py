@@ -193,6 +193,55 @@ def test_few_long_rows_run_each_over_several_blocks(tmp_path: Path, name: str, f
     assert one_block.ok and max(times) < one_block.value / 3, (times, one_block.value)
 
 
+# (name, forward, inputs, each stage's layout, whether it reads what one before it wrote): what one kernel cannot take
+STAGES = [
+    ("rope_of_q_and_of_fewer_k_heads", "q, k, c, s: (q * c + torch.cat((-q[..., 8:], q[..., :8]), -1) * s, "
+     "k * c + torch.cat((-k[..., 8:], k[..., :8]), -1) * s)",
+     "torch.randn(1, 4, 7, 16, dtype=torch.bfloat16), torch.randn(1, 2, 7, 16, dtype=torch.bfloat16), "
+     "torch.randn(7, 16, dtype=torch.bfloat16), torch.randn(7, 16, dtype=torch.bfloat16)",
+     ("rows", "rows"), (False, False)),
+    ("sums_along_each_axis_and_in_all", "x: (x.sum(-1), x.sum(0), x.abs().sum())", "torch.randn(33, 70)",
+     ("rows", "cols"), (False, False)),  # the total with the rows: a finish after them
+    ("column_sums_total_and_softmax_column_sums", "x: (x.sum(0), x.abs().sum(), torch.softmax(x, -1).sum(0))",
+     "torch.randn(33, 70)", ("cols", "rows", "cols"), (False, False, True)),  # a total's slots after the softmax's
+    ("softmax_rows_then_column_sums", "x: torch.softmax(x, dim=-1).sum(dim=0)",
+     "torch.randn(20, 45, dtype=torch.float16)", ("rows", "cols"), (False, True)),
+    ("centred_by_columns_then_normalized_by_rows", "x: (x - x.mean(0)) / (x - x.mean(0)).norm(dim=-1, keepdim=True)",
+     "torch.randn(30, 64)", ("cols", "rows"), (False, True)),
+]
+
+
+@pytest.mark.parametrize(("name", "forward", "inputs", "layouts", "after"), STAGES, ids=[s[0] for s in STAGES])
+def test_what_one_kernel_cannot_take_runs_as_stages_of_one_launch(tmp_path: Path, name: str, forward: str,
+                                                                  inputs: str, layouts: tuple[str, ...],
+                                                                  after: tuple[bool, ...]) -> None:
+    from tuner.backends import SimBackend
+    from tuner.data.socs import get_soc
+    from tuner.graph.generate import VARIANT, write_project
+    from tuner.graph.operator import graph_operator
+    from tuner.graph.split import Staged
+    from tuner.search.compile_cache import CompileCache
+    from tuner.search.evaluate import Evaluator, RunInputs
+    from tuner.space.spaces import load_space, run_context
+
+    path = write_task(tmp_path, name, forward, inputs)
+    op = graph_operator(path)
+    assert isinstance(op.lowered, Staged)
+    assert tuple(s.lowered.layout for s in op.lowered.stages) == layouts
+    assert tuple(s.after for s in op.lowered.stages) == after
+    write_project(tmp_path / "project", op.name, op.lowered, op.graph, path.name)
+    space = load_space(op.name, tmp_path / "project")
+    context = run_context(op, op.shape, op.dtype, get_soc("Ascend910B2"))
+    backend = SimBackend("Ascend910B2")
+    evaluator = Evaluator(space, space.variant(VARIANT), backend, CompileCache(backend),
+                          RunInputs(op, op.shape, op.dtype), context)
+    draft = space.baseline(context)[1]
+    # the first draft (a block per vector core: blocks with no share of a stage), and few blocks with double buffers
+    for point in (draft, {**draft, "block_dim": 3, "buffer_num": 2, "sync": "flags" if len(layouts) < 3 else "queue"}):
+        measured = evaluator.evaluate(point)
+        assert measured.ok and measured.verified_sets == 3, (point, measured.detail)
+
+
 def test_a_new_users_task_is_tuned_exported_and_re_run_on_other_inputs(tmp_path: Path) -> None:
     path = write_task(tmp_path, "my_op", "x, b: ((x.float() + b).clamp(-2.0, 2.0), (x.float() + b).sum(-1))",
                  "torch.randn(20, 64, dtype=torch.float16), torch.randn(20, 1)")

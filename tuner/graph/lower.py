@@ -131,6 +131,11 @@ class Lowered:
         return math.prod(self.shape)
 
     @property
+    def work(self) -> int:
+        """Vector passes over elements, for the roofline."""
+        return self.passes * self.total
+
+    @property
     def row_align(self) -> int:
         """Elements a row in UB is rounded up to: a 32-byte block of the narrowest tensor's type."""
         return 32 // min(C_SIZES[C_TYPES[t.dtype]] for t in self.ins + self.outs)

@@ -1,9 +1,9 @@
-"""A user's operator as an `Operator`: a task loaded, captured and lowered to one kernel, its inputs drawn as the
-task draws them, its reference the task's own forward in float64. Where capture or lowering refuses the task and an
-LLM is to write the kernel instead (`graph_operator(..., unlowered=True)`), the operator is the same without a
-generated template: its GM arguments (`in_<name>` for the forward's tensors, parameters and buffers, `out0`, ...)
-come from the IR, or from the task itself where it was not captured, and its project holds a search space with no
-variant (`write`), which a kernel the LLM writes joins as a rewrite does."""
+"""A user's operator as an `Operator`: a task loaded, captured and lowered to one kernel (or to stages of one launch,
+`split.py`), its inputs drawn as the task draws them, its reference the task's own forward in float64. Where capture
+or lowering refuses the task and an LLM is to write the kernel instead (`graph_operator(..., unlowered=True)`), the
+operator is the same without a generated template: its GM arguments (`in_<name>` for the forward's tensors,
+parameters and buffers, `out0`, ...) come from the IR, or from the task itself where it was not captured, and its
+project holds a search space with no variant (`write`), which a kernel the LLM writes joins as a rewrite does."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from tuner.graph.capture import CaptureError, capture
 from tuner.graph.generate import KERNEL, TILING_STRUCT, write_project
 from tuner.graph.ir import DTYPES, Graph, Input, TensorType
 from tuner.graph.load import TORCH_DTYPES, Task, TaskError, load_function, load_task, parse_inputs
-from tuner.graph.lower import KernelTensor, Lowered, LoweringError, lower
+from tuner.graph.lower import KernelTensor, Lowered, LoweringError
+from tuner.graph.split import Staged, lower_graph
 from tuner.ops.base import DTYPE_BYTES, RTOL, Expected, Operator, shape_text
 
 __all__ = ["GRAPH_RTOL", "UNLOWERED_MARK", "GraphOperator", "graph_operator"]
@@ -38,7 +39,7 @@ class GraphOperator(Operator):
     tuner could not make the kernel itself (`refusal` says why: the CaptureError or LoweringError), and `graph` is
     None where the task was not captured."""
 
-    def __init__(self, task: Task, graph: Graph | None, lowered: Lowered | None, source: Path,
+    def __init__(self, task: Task, graph: Graph | None, lowered: Lowered | Staged | None, source: Path,
                  refusal: str = "", names: list[str] | None = None) -> None:
         super().__init__()
         self.task, self.graph, self.lowered, self.source, self.refusal = task, graph, lowered, source, refusal
@@ -47,7 +48,9 @@ class GraphOperator(Operator):
         ins, outs = (lowered.ins, lowered.outs) if lowered is not None else _ports(task, graph, declared)
         self.ins, self.outs = list(ins), list(outs)
         narrowed = [i.name for i in declared if i.type.dtype == "int64"]
-        how = f"{lowered.layout} kernel" if lowered is not None else "no generated kernel: an LLM writes it"
+        how = "no generated kernel: an LLM writes it" if lowered is None else f"{lowered.layout} kernel" \
+            if isinstance(lowered, Lowered) else f"{len(lowered.stages)} stages: " + \
+            ", ".join(f"{s.lowered.layout} kernel" for s in lowered.stages)
         self.description = f"{task.name}, generated from {source.name} ({how}" + \
             (f"; int64 {', '.join(narrowed)} read as int32)" if narrowed else ")")
         self.inputs = tuple(dict.fromkeys(t.value for t in self.ins))  # a sliced tensor once
@@ -209,7 +212,7 @@ class GraphOperator(Operator):
         kernel, one pass over every output element)."""
         if self.lowered is None:
             return {("unary_simple", "float"): sum(math.prod(t.shape) for t in self.outs)}
-        return {("unary_simple", "float"): self.lowered.passes * self.lowered.total}
+        return {("unary_simple", "float"): self.lowered.work}
 
 
 def _dtype_name(value: torch.Tensor, what: str) -> str:
@@ -292,7 +295,7 @@ def graph_operator(path: Path, function: str | None = None, inputs: str | None =
         graph = capture(task.module, task.inputs)
         if names is not None:
             graph = _named(graph, names)
-        return GraphOperator(task, graph, lower(graph), path)
+        return GraphOperator(task, graph, lower_graph(graph), path)
     except (CaptureError, LoweringError) as exc:
         if not unlowered:
             raise
