@@ -112,6 +112,13 @@ TASKS = [
     ("batchnorm_training_batch_stats", "x: self.bn(x) * 2.0", "torch.randn(3, 5, 7, 9, dtype=torch.float16)",
      "self.bn = nn.BatchNorm2d(5)"),
     ("sum_outer_and_inner_axes", "x: x.sum(dim=(0, 2), keepdim=True) + 1.0", "torch.randn(4, 6, 50)", ""),
+    # math on one value: folded where it is a number (a tensor made in the forward), on the vector unit where it is
+    # an input (a plain tensor attribute, a learnt scale) and the scalar unit has no such arithmetic
+    ("one_values_made_held_and_learnt", "x: x * torch.full((1,), 4.0).sqrt() + torch.where(self.c > 3.0, "
+     "self.c.exp(), self.c) - (torch.full((1,), 4.0) >= 5.0).float()", "torch.randn(8, 64)",
+     "self.c = torch.full((1,), 4.0)"),
+    ("learnt_scale_exp_in_rows", "x: torch.softmax(x * self.scale.exp(), dim=-1) + torch.sigmoid(self.scale)",
+     "torch.randn(6, 50)", "self.scale = nn.Parameter(torch.tensor(0.7))"),
     ("sign_logs_powers", "x: torch.sign(x) * torch.log2(x.abs() + 1.0) + torch.exp2(x * 0.5) - "
      "torch.log10(x.abs() + 2.0)", "torch.randn(5, 300)", ""),
     ("global_extremes", "x: (torch.max(x), torch.min(x) * 2.0)", "torch.randn(40, 33)", ""),

@@ -149,10 +149,12 @@ def test_without_llm_settings_rules_rewrite_on_a_plateau(tmp_path: Path, monkeyp
     assert made, [r["verdict"] for r in records(config)]
     assert {r["origin"] for r in records(config)} == {"rules"}
     assert all(r["files"].keys() == {"template"} for r in records(config))  # no prompt: nothing was sent
-    assert any(measured_in(config, r["variant"]) >= 1 for r in made)
     before = len(records(config))
     again = optimize(RunConfig(**{**config.__dict__, "budget": 26}))  # resumed: rewrites load, rules not re-tried
     assert again.trials == 26
+    # an accepted rewrite joins the search: measured by now (within the first 20 trials or not, as the seeded
+    # sampler, whose studies are named after the library's and the simulator's files, happens to order them)
+    assert any(measured_in(config, r["variant"]) >= 1 for r in made)
     assert {item["variant"] for item in again.lineage} >= {r["variant"] for r in made}
     repeated = [(r["parent"], r["proposal"]) for r in records(config)[before:]]
     assert not set(repeated) & {(r["parent"], r["proposal"]) for r in records(config)[:before]}

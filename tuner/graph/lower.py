@@ -37,6 +37,7 @@ from tuner.data.dtypes import C_SIZES, C_TYPES
 from tuner.data.socs import load_socs
 from tuner.errors import UsageError
 from tuner.graph.canonical import canonical
+from tuner.graph.evaluate import EVALUATIONS
 from tuner.graph.ir import OPS, Graph, Input, Node, Operand, TensorType
 
 __all__ = ["STREAMED", "KernelTensor", "Lowered", "LoweringError", "kernel_dtype", "lower"]
@@ -268,6 +269,8 @@ class _Emitter:
         self.holders[buffer] = self.holders.get(buffer, 0) + 1
 
     def release(self, buffer: str, phase: str) -> None:
+        if buffer not in self.holders:  # a folded number or a scalar expression: no buffer of its own
+            return
         self.holders[buffer] -= 1
         if self.holders[buffer] == 0 and buffer not in self.pinned:
             self.full.give(buffer, phase)
@@ -749,7 +752,7 @@ def _lowered(graph: Graph, layout: str, space: tuple[int, ...], own: dict[str, T
             role = "scattered" if cut.scatter else "pooled" if cut.window else "picked" if cut.take else "indexed"
         source = cut.source if cut else item.name
         name = f"in_{item.name}"  # apart from every name of the skeleton's (maskBuf, blocks, ...)
-        ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, own[source].shape, outer,
+        ins.append(KernelTensor(name, source, kernel_dtype(item.type.dtype), role, own[source].shape or (1,), outer,
                                 cut.offset if cut else 0, cut.pitch if cut else 0,
                                 item.type.shape[-1] if narrow else 0))
         buffer = {"scalar": f"{name}S", "perrow": f"{name}P", "table": f"{name}P", "column": f"{name}P"}.get(
@@ -877,8 +880,12 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
                 padded[-1] != 1 or any(d not in (1, s) for d, s in zip(padded, space, strict=True))):
             raise _fail(node, f"{operand} ({em.types[str(operand)]}) broadcasts along the rows, not the columns")
     if storage == "scalar":
-        _scalar(em, node, operands)
-        return
+        if _scalar(em, node, operands):
+            return
+        if phase == "finish":
+            raise _fail(node, "this operation on a value reduced over every element is not lowered (only + - * / "
+                              "and negation)")
+        storage = "full"  # on the vector unit: the one value in every element of the tile
     if storage == "row" and phase == "tile":
         storage = "full"  # computed on the replicated tile: the same layout
     pool = em.stat if storage == "perrow" else em.full
@@ -890,15 +897,15 @@ def _emit(em: _Emitter, node: Node, space: tuple[int, ...], layout: str) -> None
     _pointwise(em, node, phase, em.ref(node.name, phase), count)
 
 
-def _scalar(em: _Emitter, node: Node, operands: list[_Value | None]) -> None:
+def _scalar(em: _Emitter, node: Node, operands: list[_Value | None]) -> bool:
     """A node over constants and scalar inputs: folded where every operand is a number, else C++ on the scalar
-    unit for the arithmetic the scalar unit has."""
+    unit for the arithmetic the scalar unit has; False for the rest (an exp of a learnt scale)."""
     numbers = [float(o) if v is None else v.number for o, v in zip(node.operands, operands, strict=True)]
     if all(n is not None for n in numbers):  # folded as torch computes it
         args = [torch.tensor(n, dtype=torch.float64) for n in numbers]
         folded = _fold(node, args)
         em.values[node.name] = _Value("scalar", "tile", _literal(folded), node.type.dtype, folded)
-        return
+        return True
     texts = [em.scalar(o, "tile") for o in node.operands]
     infix = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
     if node.op in infix and len(texts) == 2:
@@ -908,32 +915,16 @@ def _scalar(em: _Emitter, node: Node, operands: list[_Value | None]) -> None:
     elif node.op == "cast" and node.type.dtype in ("float32",):
         expression = str(texts[0])
     else:
-        raise _fail(node, "this operation on a one-element input alone is not lowered (only + - * / and negation)")
+        return False
     em.values[node.name] = _Value("scalar", "tile", expression, node.type.dtype)
+    return True
 
 
 def _fold(node: Node, args: list[torch.Tensor]) -> float:
-    unary = {"neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
-             "rsqrt": torch.rsqrt, "reciprocal": torch.reciprocal, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-             "relu": torch.relu, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "atan": torch.atan,
-             "log1p": torch.log1p,
-             "expm1": torch.expm1, "logical_not": torch.logical_not, "round": torch.round, "floor": torch.floor,
-             "ceil": torch.ceil, "trunc": torch.trunc}
-    binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
-              "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt,
-              "le": torch.le, "gt": torch.gt, "ge": torch.ge, "logical_and": torch.logical_and,
-              "logical_or": torch.logical_or}
-    if node.op in unary:
-        return float(unary[node.op](args[0]))
-    if node.op in binary:
-        return float(binary[node.op](args[0], args[1]))
-    if node.op == "where":
-        return float(args[1] if bool(args[0]) else args[2])
-    if node.op == "clamp":
-        return float(torch.clamp(args[0], min=node.attrs.get("min"), max=node.attrs.get("max")))
-    if node.op == "cast":
-        return float(args[0])
-    raise _fail(node, "cannot fold this operation on constants")
+    """A pointwise node over numbers, as torch computes it (`evaluate.EVALUATIONS`)."""
+    if OPS[node.op][0] != "pointwise":
+        raise _fail(node, "cannot fold this operation on constants")
+    return float(EVALUATIONS[node.op](node, args))
 
 
 def _reduce(em: _Emitter, node: Node, space: tuple[int, ...]) -> None:

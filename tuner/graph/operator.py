@@ -148,17 +148,25 @@ class GraphOperator(Operator):
     def _arguments(self, inputs: dict[str, torch.Tensor]) -> list[object]:
         """The forward's arguments for a set of kernel inputs: its tensors in order, its constants as the task has
         them."""
-        tensors = iter(inputs[name] for name in self._forward)
+        tensors = iter(inputs[name].reshape(shape) for name, shape in zip(self._forward, self._shapes, strict=True))
         return [next(tensors) if isinstance(value, torch.Tensor) else value for value in self.task.inputs]
 
     def _module(self, inputs: dict[str, torch.Tensor], dtype: torch.dtype | None) -> torch.nn.Module:
-        """The task's module with its parameters and buffers set from `inputs` (at `dtype` where given)."""
+        """The task's module with its parameters, buffers and tensor attributes set from `inputs` (at `dtype` where
+        given)."""
         module = copy.deepcopy(self.task.module)
         state = module.state_dict()
         for name, target in self._targets.items():
-            if target in state and name in inputs:  # a buffer the forward does not read is not the kernel's
-                value = inputs[name]
-                state[target] = value.to(dtype) if dtype is not None and value.is_floating_point() else value
+            if name not in inputs:  # a buffer the forward does not read is not the kernel's
+                continue
+            value = inputs[name]
+            value = value.to(dtype) if dtype is not None and value.is_floating_point() else value
+            if target in state:
+                state[target] = value.reshape(state[target].shape)
+            else:  # a plain tensor attribute (a constant of the export)
+                owner, _, attribute = target.rpartition(".")
+                held = getattr(module.get_submodule(owner), attribute)
+                setattr(module.get_submodule(owner), attribute, value.reshape(held.shape))
         module.load_state_dict(state, strict=False)
         return module  # in the mode the task made it: a batch norm in training normalizes by the batch's statistics
 
@@ -169,10 +177,12 @@ class GraphOperator(Operator):
         values = dict(zip(self._forward, drawn, strict=True))
         state = self.task.module.state_dict()
         for name, target in self._targets.items():
-            values[name] = state[target].detach().clone()
+            owner, _, attribute = target.rpartition(".")
+            held = state[target] if target in state else getattr(self.task.module.get_submodule(owner), attribute)
+            values[name] = held.detach().clone()
         for name, index_shape in self._indices.items():
             values[name] = torch.arange(math.prod(index_shape), dtype=torch.float32).reshape(index_shape)
-        return {t.value: _narrowed(values[t.value], t.dtype, t.value) for t in self.ins}
+        return {t.value: _narrowed(values[t.value].reshape(t.shape), t.dtype, t.value) for t in self.ins}
 
     def _outputs(self, result: object) -> dict[str, torch.Tensor]:
         results = result if isinstance(result, (tuple, list)) else (result,)
