@@ -197,6 +197,18 @@ def test_debug_printing_reaches_the_user():
         assert f"[block {block}] DumpTensor GM desc=8: 0 1" in lines
 
 
+@pytest.mark.parametrize(("soc", "ticks_per_us"), [("Ascend910B2", 50), ("Ascend950PR_9589", 1000)])
+def test_get_system_cycle_counts_the_system_counters_ticks(soc: str, ticks_per_us: int):
+    """GetSystemCycle reads a counter of its own rate (asc-devkit's GetSystemCycle(ISASI).md: time = cycles / 50 µs
+    on A2 and A3, cycles / 1000 µs on 950), so a block's ticks are its modelled time at that rate."""
+    x = np.full(2048, 0.1, dtype=np.float32)
+    r = clean(simulate(IDIOMS / "system_counter.cpp", "system_counter", 1,
+                       [GmIn(x), Scalar("u32", 2048), Scalar("u32", 40)], soc=soc))
+    ticks = int(r.printed.strip().rsplit("ticks=", 1)[1])
+    block_us = r.report["blocks"][0]["aiv_time_us"]
+    assert ticks == pytest.approx(block_us * ticks_per_us, rel=0.05), (ticks, block_us)
+
+
 def test_cann9_vector_and_mix_qualifiers():
     src = IDIOMS / "cann9_qualifiers.cpp"
     blocks = 4

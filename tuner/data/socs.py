@@ -15,8 +15,8 @@ FAMILIES = frozenset({"A2", "A3", "310P", "950"})
 # Quantities the performance model and the roofline depend on; an `unconfirmed` or `assumed` one makes
 # every time simulated for that SoC a rougher estimate.
 MODEL_FIELDS = ("vector_cores", "clock_mhz", "ub_bytes", "gm_bandwidth_gbps", "l2_bytes")
-_NUMERIC = ("vector_cores", "cube_cores", "clock_mhz", "ub_bytes", "gm_bandwidth_gbps", "l2_bytes",
-            "l2_bandwidth_gbps", "max_live_tensors_per_position", "event_ids_per_hard_event")
+_NUMERIC = ("vector_cores", "cube_cores", "clock_mhz", "system_counter_mhz", "ub_bytes", "gm_bandwidth_gbps",
+            "l2_bytes", "l2_bandwidth_gbps", "max_live_tensors_per_position", "event_ids_per_hard_event")
 _FLAGS = ("datacopypad_supported", "bf16_arithmetic")
 _STRINGS = ("family", "compiler_arch", "copy_curves", "vector_costs")
 _KEYS = frozenset(("npu_arch", "ub_reserved_bytes") + _NUMERIC + _FLAGS + _STRINGS)
@@ -51,6 +51,7 @@ class Soc:
     vector_cores: Quantity
     cube_cores: Quantity
     clock_mhz: Quantity
+    system_counter_mhz: Quantity  # the rate of the counter GetSystemCycle reads
     ub_bytes: Quantity
     ub_reserved_bytes: dict[int, Quantity] = field(hash=False)
     gm_bandwidth_gbps: Quantity

@@ -570,10 +570,11 @@ void debug_print(const char* text) {
     fflush(stdout);
 }
 
+// The system counter GetSystemCycle reads, which ticks at its own rate (50 MHz on A2/A3), not the core's clock.
 int64_t system_cycle() {
     BlockCtx& c = ctx();
     charge_scalar_work(c);
-    return int64_t(now_cycles(c));
+    return int64_t(now_cycles(c) * soc_config.system_counter_mhz / soc_config.clock_mhz);
 }
 
 // ---- UB allocation -------------------------------------------------------------------------------------

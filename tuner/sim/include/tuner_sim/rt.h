@@ -200,6 +200,7 @@ struct SocConfig {
     const char* model_version;
     int vector_cores;
     double clock_mhz;
+    double system_counter_mhz;  // GetSystemCycle's ticks per µs
     uint32_t ub_usable_bytes;
     uint32_t ub_physical_bytes;
     int max_live_tensors;
