@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import signal
@@ -85,37 +86,42 @@ def _format_bytes(n: int) -> str:
     return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
 
 
-def _print_summary(result, max_rows: int = 8) -> None:
+def _print_summary(result, max_rows: int = 8, err: bool = False, faults: bool = True) -> None:
+    """The launch's verdict, modelled time and per-block pipes (on stderr with `err`: a program's own output
+    is on stdout), then its warnings and, with `faults`, its faults (a program's runtime printed them already)."""
     from tuner.sim.run import SimResult
 
     assert isinstance(result, SimResult)
+    echo = functools.partial(click.echo, err=err)
     if result.printed:
-        click.echo(result.printed.rstrip("\n"))
+        echo(result.printed.rstrip("\n"))
     status = "ok" if result.ok else f"{len(result.faults)} fault(s)"
-    click.echo(f"{result.kernel}: {result.block_dim} block(s) on {result.soc}: {status}")
+    echo(f"{result.kernel}: {result.block_dim} block(s) on {result.soc}: {status}")
     if result.task_duration_us is not None and result.ok:
-        click.echo(f"task duration {result.task_duration_us:.3f} us ({result.time_source}; not cycle-accurate)")
+        echo(f"task duration {result.task_duration_us:.3f} us ({result.time_source}; not cycle-accurate)")
     blocks = result.report.get("blocks", []) if result.ok else []
     if blocks:
-        click.echo("block  aiv_us    vec   scalar  mte2   mte3   GM->UB     UB->GM     UB peak")
+        echo("block  aiv_us    vec   scalar  mte2   mte3   GM->UB     UB->GM     UB peak")
         shown = sorted(blocks, key=lambda b: -b["aiv_time_us"])[:max_rows] if len(blocks) > max_rows else blocks
         for b in sorted(shown, key=lambda b: b["block_id"]):
-            click.echo(f"{b['block_id']:>5}  {b['aiv_time_us']:>7.3f}  {b['aiv_vec_ratio']:>5.0%}  "
-                       f"{b['aiv_scalar_ratio']:>5.0%}  {b['aiv_mte2_ratio']:>5.0%}  {b['aiv_mte3_ratio']:>5.0%}  "
-                       f"{_format_bytes(b['gm_to_ub_bytes']):>9}  {_format_bytes(b['ub_to_gm_bytes']):>9}  "
-                       f"{_format_bytes(b['ub_peak_bytes']):>9}")
+            echo(f"{b['block_id']:>5}  {b['aiv_time_us']:>7.3f}  {b['aiv_vec_ratio']:>5.0%}  "
+                 f"{b['aiv_scalar_ratio']:>5.0%}  {b['aiv_mte2_ratio']:>5.0%}  {b['aiv_mte3_ratio']:>5.0%}  "
+                 f"{_format_bytes(b['gm_to_ub_bytes']):>9}  {_format_bytes(b['ub_to_gm_bytes']):>9}  "
+                 f"{_format_bytes(b['ub_peak_bytes']):>9}")
         if len(blocks) > max_rows:
-            click.echo(f"  ({len(blocks) - max_rows} more blocks not shown; the {max_rows} slowest are listed)")
+            echo(f"  ({len(blocks) - max_rows} more blocks not shown; the {max_rows} slowest are listed)")
     for w in result.warnings:
         click.echo(f"warning: {w}", err=True)
-    for f in result.faults:
+    for f in result.faults if faults else []:
         click.echo(f.text, err=True)
 
 
 @main.command()
-@click.argument("source", type=click.Path(path_type=Path))
-@click.option("--kernel", required=True, help="Name of the kernel entry function.")
-@click.option("--block-dim", required=True, type=int, help="Number of blocks (blockDim) to launch.")
+@click.argument("source", required=False, type=click.Path(path_type=Path))
+@click.argument("program_args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--kernel", help="Entry function of a single kernel (a template: 'f<512,128>'); without it SOURCE "
+                               "is a whole program (host main() with <<<...>>> launches), run here with PROGRAM_ARGS.")
+@click.option("--block-dim", type=int, help="Number of blocks (blockDim) to launch the --kernel over.")
 @click.option("--soc", default="Ascend910B1", show_default=True, help="SoC whose model and limits to use.")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]", help="Preprocessor define (repeatable).")
 @click.option("--arg", "arg_specs", multiple=True, metavar="SPEC",
@@ -124,15 +130,121 @@ def _print_summary(result, max_rows: int = 8) -> None:
 @click.option("--json", "json_path", metavar="PATH|-", help="Write the report as JSON (- for stdout).")
 @click.option("--trace", type=click.Path(path_type=Path), help="Write a Chrome-trace timeline (Perfetto opens it).")
 @click.option("--no-auto-sync", is_flag=True, help="Check as if compiled without bisheng's --cce-auto-sync.")
-@click.option("--timeout", "timeout_s", default=60.0, show_default=True, help="Host seconds before a timeout fault.")
+@click.option("--timeout", "timeout_s", default=60.0, show_default=True,
+              help="Host seconds before a launch is a timeout fault.")
 @click.option("--l2", default="cold", show_default=True,
               help="cold: GM data comes from HBM; warm: it is already in L2 when it fits there.")
 @click.option("--sandbox", is_flag=True,
               help="Build and run the kernel in the sandbox LLM-written kernels get (needs bubblewrap).")
-def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple[str, ...], arg_specs: tuple[str, ...],
-             json_path: str | None, trace: Path | None, no_auto_sync: bool, timeout_s: float, l2: str,
-             sandbox: bool) -> None:
-    """Compile an Ascend C kernel, run it on the CPU simulator, check it, and model its time."""
+@click.option("--project", type=click.Path(path_type=Path),
+              help="A CANN custom-operator project (msopgen layout: op_host/, op_kernel/) to run instead of SOURCE.")
+@click.option("--input", "input_specs", multiple=True, metavar="NAME=FILE.npy",
+              help="An input of the --project operator, by the name its op definition gives (repeatable).")
+@click.option("--attr", "attr_specs", multiple=True, metavar="NAME=VALUE",
+              help="An attribute of the --project operator (repeatable; the op definition's defaults fill the rest).")
+@click.option("--output-dir", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="Where a --project run writes <output name>.npy per output.")
+def simulate(source: Path | None, program_args: tuple[str, ...], kernel: str | None, block_dim: int | None, soc: str,
+             defines: tuple[str, ...], arg_specs: tuple[str, ...], json_path: str | None, trace: Path | None,
+             no_auto_sync: bool, timeout_s: float, l2: str, sandbox: bool, project: Path | None,
+             input_specs: tuple[str, ...], attr_specs: tuple[str, ...], output_dir: Path) -> None:
+    """Compile Ascend C for the CPU simulator, run it, check it, and model its time.
+
+    \b
+    tuner simulate KERNEL.cpp --kernel NAME --block-dim N --arg ...   one kernel on arguments from files
+    tuner simulate PROGRAM.asc [--define K=V] [-- PROGRAM_ARGS]        a whole program, as its ./demo would run
+    tuner simulate --project DIR --input x=x.npy [--attr k=v]         a CANN custom-operator project
+    """
+    if project is not None:
+        if source is not None or kernel is not None:
+            _fail("--project runs the project's own operator: give no SOURCE and no --kernel", EXIT_USAGE)
+        _simulate_project(project, input_specs, attr_specs, output_dir, soc, json_path, trace, not no_auto_sync,
+                          timeout_s, l2, sandbox)
+        return
+    if input_specs or attr_specs:
+        _fail("--input and --attr are for a --project", EXIT_USAGE)
+    def check_common():
+        if not (math.isfinite(timeout_s) and timeout_s > 0):
+            raise UsageError(f"--timeout must be a positive, finite number of seconds (got {timeout_s})")
+        if json_path and json_path != "-":
+            check_output_path(Path(json_path), f"--json {json_path}")
+        if source is None:
+            raise UsageError("give a SOURCE file to simulate")
+
+    from tuner.sim.args import check_output_path
+
+    if kernel is None:
+        def misuse():
+            check_common()
+            given = [name for name, value in (("--block-dim", block_dim), ("--arg", arg_specs), ("--trace", trace),
+                                               ("--sandbox", sandbox)) if value]
+            if given:
+                raise UsageError(f"{given[0]} needs --kernel (without it, {source} is run as a whole program)")
+        _run_guarded(misuse)
+        _simulate_program(source, program_args, soc, defines, json_path, timeout_s, l2, not no_auto_sync)
+        return
+    if program_args:
+        _fail(f"unexpected argument '{program_args[0]}' (program arguments are for a whole program, without --kernel)",
+              EXIT_USAGE)
+    _simulate_kernel(source, kernel, block_dim, soc, defines, arg_specs, json_path, trace, no_auto_sync, timeout_s, l2,
+                     sandbox, check_common)
+
+
+def _simulate_project(project: Path, input_specs: tuple[str, ...], attr_specs: tuple[str, ...], output_dir: Path,
+                      soc: str, json_path: str | None, trace: Path | None, auto_sync: bool, timeout_s: float, l2: str,
+                      sandbox: bool) -> None:
+    from tuner.sim.args import check_output_path
+    from tuner.sim.project import parse_attr_specs, parse_input_specs, simulate_project
+
+    def go():
+        if not project.is_dir():
+            raise UsageError(f"--project {project}: no such directory")
+        if json_path and json_path != "-":
+            check_output_path(Path(json_path), f"--json {json_path}")
+        inputs, attrs = parse_input_specs(list(input_specs)), parse_attr_specs(list(attr_specs))
+        output_dir.mkdir(parents=True, exist_ok=True)
+        return simulate_project(project, inputs, attrs, _soc(soc).name, output_dir=output_dir, auto_sync=auto_sync,
+                                trace=trace, timeout_s=timeout_s, l2=l2, untrusted=sandbox)
+
+    result = _run_guarded(go)
+    report = result.report()
+    if json_path == "-":
+        click.echo(json.dumps(report, indent=2))
+    elif json_path:
+        Path(json_path).write_text(json.dumps(report, indent=2) + "\n")
+    if result.host_printed:
+        click.echo(result.host_printed.rstrip("\n"))
+    if result.sim is not None:
+        _print_summary(result.sim, err=json_path == "-", faults=False)
+    for f in result.faults:
+        click.echo(f.text, err=True)
+    for path in result.written:
+        click.echo(f"wrote {path}", err=json_path == "-")
+    sys.exit(EXIT_FAULT if result.faults else 0)
+
+
+def _simulate_program(source: Path, program_args: tuple[str, ...], soc: str, defines: tuple[str, ...],
+                      json_path: str | None, timeout_s: float, l2: str, auto_sync: bool) -> None:
+    from tuner.sim.program import simulate_program
+
+    result = _run_guarded(lambda: simulate_program([source], program_args, soc=_soc(soc).name, defines=defines,
+                                                   timeout_s=timeout_s, l2=l2, auto_sync=auto_sync))
+    if json_path == "-":
+        click.echo(json.dumps(result.report, indent=2))
+    elif json_path:
+        Path(json_path).write_text(json.dumps(result.report, indent=2) + "\n")
+    for launch in result.launches:
+        _print_summary(launch, err=True, faults=False)
+    if not result.launches:
+        click.echo(f"{source}: the program launched no kernel", err=True)
+    if result.returncode != 0:  # the program's own verdict (a failed check), or a signal that ended it
+        sys.exit(result.returncode if 0 < result.returncode < 256 else EXIT_FAULT)
+    sys.exit(EXIT_FAULT if result.faults else 0)
+
+
+def _simulate_kernel(source: Path, kernel: str, block_dim: int | None, soc: str, defines: tuple[str, ...],
+                     arg_specs: tuple[str, ...], json_path: str | None, trace: Path | None, no_auto_sync: bool,
+                     timeout_s: float, l2: str, sandbox: bool, check_common) -> None:
     import numpy as np
 
     from tuner.backends.args import GmOut
@@ -140,10 +252,9 @@ def simulate(source: Path, kernel: str, block_dim: int, soc: str, defines: tuple
     from tuner.sim.run import simulate as run_simulation
 
     def go():
-        if not (math.isfinite(timeout_s) and timeout_s > 0):
-            raise UsageError(f"--timeout must be a positive, finite number of seconds (got {timeout_s})")
-        if json_path and json_path != "-":
-            check_output_path(Path(json_path), f"--json {json_path}")
+        check_common()
+        if block_dim is None:
+            raise UsageError("--kernel needs --block-dim (the number of blocks to launch)")
         if trace is not None:
             check_output_path(trace, f"--trace {trace}")
         args = [parse_arg(spec) for spec in arg_specs]

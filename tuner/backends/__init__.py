@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming
-from tuner.backends.sim import SimBackend
 from tuner.errors import UsageError
 
 __all__ = ["Artifact", "Backend", "Choice", "Profile", "RunResult", "SimBackend", "TorchTiming", "choose_backend",
@@ -82,6 +81,8 @@ def make_backend(name: str, soc: str, workers: int = 1, *, recording: Path | Non
         return _replay(name, soc, recording)
     backend: Backend
     if name == "sim":
+        from tuner.backends.sim import SimBackend
+
         backend = SimBackend(soc)
     else:
         from tuner.backends.npu.backend import NpuBackend
@@ -98,3 +99,12 @@ def make_backend(name: str, soc: str, workers: int = 1, *, recording: Path | Non
 def time_source(backend: str, soc: str) -> str:
     """Where a backend's times come from, as every printed number says it: a model or a measurement."""
     return f"simulated, {soc} model" if backend == "sim" else f"measured on {soc}"
+
+
+def __getattr__(name: str) -> object:
+    # SimBackend is imported on first use: tuner.sim.run, which it is built on, imports this package's args.
+    if name == "SimBackend":
+        from tuner.backends.sim import SimBackend
+
+        return SimBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,11 +25,12 @@ from tuner.paths import cache_root
 from tuner.processes import JAIL_COMPILE_FILE_BYTES, Finished, Limits, run_limited
 from tuner.sandbox import Jail, require_sandbox
 from tuner.sim import codegen
+from tuner.sim.launches import PRELUDE, rewrite_launches
 
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("numerics.cpp", "runtime.cpp", "ops.cpp", "timing.cpp")
+RUNTIME_SOURCES = ("numerics.cpp", "runtime.cpp", "ops.cpp", "rearrange.cpp", "timing.cpp")
 RUNTIME_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-pthread", "-Wall", "-Wno-unused-parameter")
 # The instrumentation is how a kernel's own scalar work reaches the model (runtime.cpp, "kernel scalar code"): a
 # call per basic block executed, and per load and store with its address; the simulator's headers are exempt
@@ -253,26 +254,8 @@ def summarize_diagnostics(stderr: str, sources: list[Path], soc: Soc | None = No
     return stderr.strip().splitlines()[-1] if stderr.strip() else "compilation failed"
 
 
-def _launch_syntax(sources: list[Path], stderr: str) -> str | None:
-    """Name the <<<...>>> launch syntax when an error line points at it."""
-    for line in stderr.splitlines():
-        m = _DIAG.match(line)
-        if not m:
-            continue
-        path = Path(m["file"])
-        if path.is_file():
-            text = path.read_text(errors="replace").splitlines()
-            n = int(m["line"])
-            if 0 < n <= len(text) and "<<<" in text[n - 1]:
-                return (f"{m['file']}:{n}: error: the <<<...>>> launch syntax is not supported by the tuner "
-                        "simulator; guard host launch code with #ifndef __CCE_KT_TEST__, or launch with "
-                        "ICPU_RUN_KF / `tuner simulate`")
-    return None
-
-
 def _compile_error(stderr: str, sources: list[Path], soc: Soc | None = None) -> CompileError:
-    summary = _launch_syntax(sources, stderr) or summarize_diagnostics(stderr, sources, soc)
-    return CompileError(summary, stderr)
+    return CompileError(summarize_diagnostics(stderr, sources, soc), stderr)
 
 
 _LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
@@ -419,7 +402,12 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
 
     def build(out: Path) -> None:
         entry = out / "entry.cpp"
-        entry.write_text(f'#include "{source}"\n#include "tuner_sim/entry.h"\nTUNER_SIM_ENTRY({kernel})\n')
+        included = source
+        if "<<<" in text:  # a kernel of a whole program: its launches rewritten, its main() kept out of the way
+            body, _ = rewrite_launches(text, str(source))
+            included = out / "program.cpp"
+            included.write_text("#define main tuner_sim_program_main\n" + PRELUDE.format(path=source) + body)
+        entry.write_text(f'#include "{included}"\n#include "tuner_sim/entry.h"\nTUNER_SIM_ENTRY({kernel})\n')
         cxx = compiler()
         obj = out / "entry.o"
         jail = _compile_jail([INCLUDE_DIR, socd, runtime, source.parent], out) if untrusted else None
@@ -453,16 +441,24 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
 
 
 def build_program(sources: list[Path], output: Path, soc: Soc, defines: list[str] | tuple[str, ...] = ()) -> Path:
-    """Build a CANN CPU-debug-mode program (host + kernel sources using tikicpulib.h) unchanged."""
+    """Build a host program and its kernels unchanged: a CANN CPU-debug-mode program (tikicpulib.h, ICPU_RUN_KF),
+    or one that launches with <<<...>>> (those sources are compiled as rewritten copies, launches.py)."""
     runtime = runtime_dir()
     socd = soc_dir(soc)
     cxx = compiler()
     with tempfile.TemporaryDirectory() as tmp:
         objects = []
         for i, src in enumerate(sources):
+            src = src.resolve()
             obj = Path(tmp) / f"{i}_{src.stem}.o"
+            compiled = src
+            text = src.read_text(errors="replace")
+            if "<<<" in text or src.suffix == ".asc":
+                body, _ = rewrite_launches(text, str(src))
+                compiled = Path(tmp) / f"{i}_{src.stem}.cpp"
+                compiled.write_text(PRELUDE.format(path=src) + body)
             proc = _run([cxx, *KERNEL_FLAGS, *_define_flags(list(defines)), "-I", str(INCLUDE_DIR), "-I", str(socd),
-                         "-I", str(src.resolve().parent), "-c", str(src), "-o", str(obj)], "compile")
+                         "-I", str(src.parent), "-c", str(compiled), "-o", str(obj)], "compile")
             if proc.returncode != 0:
                 raise _compile_error(proc.stderr, sources, soc)
             _charge_memory_calls(obj, None)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
-from tuner.data.socs import UnknownSocError, get_soc
+from tuner.data.socs import Soc, UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.processes import Finished, Limits, pid_alive, run_limited
 from tuner.sandbox import Jail
@@ -248,10 +248,12 @@ def _forbidden(proc: Finished, exe: Executable) -> Fault | None:
 
 @lru_cache(maxsize=1)
 def fault_classes() -> frozenset[str]:
-    """The fault classes the simulator reports (the runtime's own list), and those this module adds."""
+    """The fault classes the simulator reports: the runtime's own list, those this module adds, and `project` (a
+    CANN project's own mistakes, tuner.sim.project)."""
     text = (RUNTIME_DIR / "runtime.cpp").read_text()
     names = re.search(r"kFaultNames\[\] = \{([^}]*)\}", text)
-    return frozenset(re.findall(r'"([a-z0-9-]+)"', names[1])) | {"crash", "timeout", "interrupted", "sandbox"}
+    return frozenset(re.findall(r'"([a-z0-9-]+)"', names[1])) | {"crash", "timeout", "interrupted", "sandbox",
+                                                                   "project"}
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9 _.,:;()\[\]<>=+\-*/%#'@|&!?^~{}]")
@@ -313,7 +315,7 @@ def _read_report(path: Path, proc: Finished, exe: Executable) -> dict:
     return _vetted(report, exe) if exe.untrusted else report
 
 
-def _faults(report: dict) -> list[Fault]:
+def report_faults(report: dict) -> list[Fault]:
     return [Fault(cls=f.get("class", "crash"), text=f.get("text", ""), message=f.get("message", ""),
                   block=f.get("block", -1), api=f.get("api", ""), file=f.get("file", ""), line=f.get("line", 0))
             for f in report.get("faults", [])]
@@ -375,10 +377,20 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
                 outputs.append(np.frombuffer(raw, dtype=arg.dtype).reshape(arg.shape).copy())
     return SimResult(
         soc=exe.soc, kernel=exe.kernel, block_dim=block_dim, task_duration_us=report.get("task_duration_us"),
-        report=report, outputs=outputs, faults=_with_memory_note(_faults(report), proc, limits),
+        report=report, outputs=outputs, faults=_with_memory_note(report_faults(report), proc, limits),
         warnings=list(report.get("warnings", [])),
         run_seconds=elapsed, printed=proc.stdout,
     )
+
+
+def checked_soc(soc: str, l2: str = "cold") -> Soc:
+    """The SoC named `soc`, and `l2` checked: a UsageError naming what is wrong with either."""
+    if l2 not in L2_MODES:
+        raise UsageError(f"--l2 takes {' or '.join(L2_MODES)}, not '{l2}'")
+    try:
+        return get_soc(soc)
+    except UnknownSocError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelArg], *, soc: str = DEFAULT_SOC,
@@ -395,12 +407,7 @@ def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelA
         raise UsageError(f"no such source file: {source}")
     if block_dim < 1 or block_dim > 65535:
         raise UsageError(f"--block-dim {block_dim} is outside 1..65535")
-    if l2 not in L2_MODES:
-        raise UsageError(f"--l2 takes {' or '.join(L2_MODES)}, not '{l2}'")
-    try:
-        soc_spec = get_soc(soc)
-    except UnknownSocError as exc:
-        raise UsageError(str(exc)) from None
+    soc_spec = checked_soc(soc, l2)
     start = time.perf_counter()
     exe = build_kernel(source, kernel, soc_spec, tuple(defines), untrusted=untrusted)
     compiled = time.perf_counter() - start

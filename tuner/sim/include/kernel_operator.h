@@ -6,8 +6,12 @@
 #include "tuner_sim/tpipe.h"
 #include "tuner_sim/copy.h"
 #include "tuner_sim/vec.h"
+#include "tuner_sim/rearrange.h"
 #include "tuner_sim/sync.h"
+#include "tuner_sim/memsync.h"
 #include "tuner_sim/debug.h"
+#include "tuner_sim/utils.h"
+#include "tuner_sim/advanced.h"
 #include "tuner_sim/unsupported.h"
 // The kernel's own code is charged; a kernel cannot mark its functions as the simulator's.
 #undef TUNER_SIM_UNCHARGED

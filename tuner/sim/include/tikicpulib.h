@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "kernel_operator.h"
+#include "tuner_sim/launch.h"
 #include "tuner_sim/uncharged.h"  // again (kernel_operator.h drops it): for this host-side header's own code
 
 namespace AscendC {
@@ -20,19 +21,6 @@ TUNER_SIM_UNCHARGED inline void SetKernelMode(KernelMode) {}
 
 // The samples write `AscendC::SetKernelMode(KernelMode::AIV_MODE)` without `using namespace AscendC`.
 using AscendC::KernelMode;
-
-namespace tuner_sim {
-// A named function, not a lambda: the function pointer a lambda converts to calls it through a thunk the
-// compiler makes, which would be charged as the kernel's code.
-template <class F>
-TUNER_SIM_UNCHARGED inline void call_closure(void* closure) {
-    (*static_cast<F*>(closure))();
-}
-template <class F>
-TUNER_SIM_UNCHARGED inline int run_closure(const char* kernel, F& f, int64_t block_dim) {
-    return run_kernel(kernel, &call_closure<F>, &f, block_dim);
-}
-}  // namespace tuner_sim
 
 // Runs every block; a launch with faults ends the program with exit code 1, as a failed check does in CANN.
 #define ICPU_RUN_KF(func, blockDim, ...)                                                             \

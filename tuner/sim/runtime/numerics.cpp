@@ -848,6 +848,61 @@ bool cast(DType dst_t, DType src_t, Round mode, void* dst, const void* src, std:
     return ok;
 }
 
+namespace {
+template <class U>
+U shift_bits(U x, int64_t bits, bool left, bool is_signed, bool round) {
+    constexpr int W = int(sizeof(U) * 8);
+    const U sign = U(U(1) << (W - 1));
+    if (bits < 0) bits = 0;
+    if (left) {
+        if (!is_signed) return bits >= W ? U(0) : U(x << bits);
+        const U body = bits >= W ? U(0) : U(U(x << bits) & U(~sign));
+        return U((x & sign) | body);
+    }
+    if (!is_signed) return bits >= W ? U(0) : U(x >> bits);
+    const bool neg = (x & sign) != 0;
+    U out;
+    if (bits >= W) {
+        out = neg ? U(~U(0)) : U(0);
+    } else {
+        out = U(x >> bits);
+        if (neg && bits > 0) out = U(out | U(~uint64_t(0) << (W - bits)));
+    }
+    if (round && bits > 0 && bits <= W && ((x >> (bits - 1)) & 1)) out = U(out + 1);
+    return out;
+}
+template <class U>
+void shift_loop(void* dst, const void* src, int64_t bits, bool left, bool is_signed, bool round, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        U x;
+        std::memcpy(&x, static_cast<const uint8_t*>(src) + i * sizeof(U), sizeof(U));
+        const U y = shift_bits<U>(x, bits, left, is_signed, round);
+        std::memcpy(static_cast<uint8_t*>(dst) + i * sizeof(U), &y, sizeof(U));
+    }
+}
+}  // namespace
+
+void shift(DType t, void* dst, const void* src, int64_t bits, bool left, bool round, std::size_t n) {
+    const bool is_signed = t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I64;
+    switch (dtype_size(t)) {
+        case 1: shift_loop<uint8_t>(dst, src, bits, left, is_signed, round && is_signed, n); break;
+        case 2: shift_loop<uint16_t>(dst, src, bits, left, is_signed, round && is_signed, n); break;
+        case 4: shift_loop<uint32_t>(dst, src, bits, left, is_signed, round && is_signed, n); break;
+        default: shift_loop<uint64_t>(dst, src, bits, left, is_signed, round && is_signed, n); break;
+    }
+}
+
+void axpy(DType dst_t, DType src_t, void* dst, const void* src, double scalar, std::size_t n) {
+    const std::size_t ed = dtype_size(dst_t), es = dtype_size(src_t);
+    const float s = float(scalar);
+    for (std::size_t i = 0; i < n; ++i) {
+        uint8_t* d = static_cast<uint8_t*>(dst) + i * ed;
+        const float x = float(load_element(src_t, static_cast<const uint8_t*>(src) + i * es));
+        const float acc = float(load_element(dst_t, d));
+        store_element(dst_t, d, double(std::fma(s, x, acc)));
+    }
+}
+
 double reduce_sum(DType t, const void* src, std::size_t n) {
     double r = 0.0;
     with_type(t, [&](auto tr) { r = reduce_sum_t<decltype(tr)>(src, n); });

@@ -49,6 +49,13 @@ double reduce_sum(DType t, const void* src, std::size_t n);
 double reduce_max(DType t, const void* src, std::size_t n, std::size_t* index);
 double reduce_min(DType t, const void* src, std::size_t n, std::size_t* index);
 
+// ShiftLeft / ShiftRight by `bits` on 16/32-bit integers (asc-devkit ShiftLeft.md / ShiftRight.md): unsigned
+// types shift logically; signed types shift arithmetically (left: the sign bit stays, the bits below it move;
+// right: the sign bit is copied in). `round` (ShiftRight roundEn, signed types): add bit `bits - 1` of the source.
+void shift(DType t, void* dst, const void* src, int64_t bits, bool left, bool round, std::size_t n);
+// Axpy: dst[i] = scalar * src[i] + dst[i], in float (a half source widened) with one rounding to dst's type.
+void axpy(DType dst_t, DType src_t, void* dst, const void* src, double scalar, std::size_t n);
+
 // Bit i of dst_bits (LSB first within each byte) = a[i] cmp b[i]; bits of elements >= n are untouched.
 void compare(CmpMode mode, DType t, uint8_t* dst_bits, const void* a, const void* b, std::size_t n);
 void compare_scalar(CmpMode mode, DType t, uint8_t* dst_bits, const void* a, double b, std::size_t n);

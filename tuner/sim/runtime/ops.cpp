@@ -190,8 +190,34 @@ void data_copy(const CopyDesc& d) {
 
 namespace {
 
+// No extension op: a plain VecKind instruction.
+constexpr int kNoExt = -1;
+
+// The extension ops (ShiftLeft/ShiftRight/Axpy/CreateVecIndex) on one contiguous run of n lanes; `index0` is
+// the element index of the run's first lane (CreateVecIndex).
+void compute_ext(const VecDesc& d, VecExtOp op, uint8_t* dst, const uint8_t* a, uint64_t index0, size_t n) {
+    const DType td = dt(d.dst.type);
+    switch (op) {
+        case VecExtOp::ShiftLeft:
+        case VecExtOp::ShiftRight:
+        case VecExtOp::ShiftRightRound:
+            shift(td, dst, a, int64_t(d.scalar), op == VecExtOp::ShiftLeft, op == VecExtOp::ShiftRightRound, n);
+            break;
+        case VecExtOp::Axpy: axpy(td, dt(d.src0.type), dst, a, d.scalar, n); break;
+        case VecExtOp::VecIndex:
+            for (size_t i = 0; i < n; ++i) {
+                store_element(td, dst + i * dtype_size(td), d.scalar + double(index0 + i));
+            }
+            break;
+    }
+}
+
 void compute_run(const VecDesc& d, uint8_t* dst, const uint8_t* a, const uint8_t* b, const uint8_t* sel,
-                 uint64_t sel_bit0, uint8_t* dst_bits, uint64_t dst_bit0, size_t n) {
+                 uint64_t sel_bit0, uint8_t* dst_bits, uint64_t dst_bit0, size_t n, int ext = kNoExt) {
+    if (ext != kNoExt) {
+        compute_ext(d, VecExtOp(ext), dst, a, dst_bit0, n);
+        return;
+    }
     const DType t = dt(d.kind == VecKind::Fill ? d.dst.type : d.src0.type);
     switch (d.kind) {
         case VecKind::Binary: binary(BinaryOp(d.op), t, dst, a, b, n); break;
@@ -246,7 +272,15 @@ InstrClass vec_class(const VecDesc& d) {
     return same ? InstrClass::BinaryBankConflict : InstrClass::Binary;
 }
 
-void vec_exec(const VecDesc& d) {
+namespace {
+void vec_run(const VecDesc& d, int ext);
+}  // namespace
+
+void vec_exec(const VecDesc& d) { vec_run(d, kNoExt); }
+void vec_ext_exec(const VecDesc& d, VecExtOp op) { vec_run(d, int(op)); }
+
+namespace {
+void vec_run(const VecDesc& d, int ext) {
     BlockCtx& c = ctx();
     const InstrClass cls = vec_class(d);
     const uint32_t es_dst = esize(d.dst.type);
@@ -272,12 +306,13 @@ void vec_exec(const VecDesc& d) {
         if (has_src0(d.kind)) add(d.src0, effective * es_src, Access::Read, "src0");
         if (has_src1(d.kind)) add(d.src1, effective * es_src, Access::Read, "src1");
         if (has_sel(d.kind)) add(d.sel, d.op == 0 ? lanes / 8 : (effective + 7) / 8, Access::Read, "selMask");
+        if (ext == int(VecExtOp::Axpy)) add(d.dst, effective * es_dst, Access::Read, "dst");
         const uint64_t repeats = (effective * wide + 255) / 256;
         pipe_op(Pipe::V, vec_cycles(cls, cost_type, repeats) + mask_cycles(), spans.data(), int(spans.size()),
                 nullptr, 0);
         uint8_t* ub = c.ub.data();
         compute_run(d, ub + d.dst.off, ub + d.src0.off, ub + d.src1.off, ub + d.sel.off, 0, ub + d.dst.off, 0,
-                    effective);
+                    effective, ext);
         return;
     }
 
@@ -288,6 +323,7 @@ void vec_exec(const VecDesc& d) {
     if (has_src0(d.kind)) add(d.src0, repeat_extent(d.src0, es_src, R, lanes), Access::Read, "src0");
     if (has_src1(d.kind)) add(d.src1, repeat_extent(d.src1, es_src, R, lanes), Access::Read, "src1");
     if (has_sel(d.kind)) add(d.sel, (uint64_t(R) * lanes + 7) / 8, Access::Read, "selMask");
+    if (ext == int(VecExtOp::Axpy)) add(d.dst, repeat_extent(d.dst, es_dst, R, lanes), Access::Read, "dst");
     pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
             int(spans.size()), nullptr, 0);
 
@@ -308,11 +344,59 @@ void vec_exec(const VecDesc& d) {
                 const uint8_t* a = has_src0(d.kind) ? ub + lane_offset(d.src0, es_src, r, i) : nullptr;
                 const uint8_t* b = has_src1(d.kind) ? ub + lane_offset(d.src1, es_src, r, i) : nullptr;
                 compute_run(d, dst, a, b, ub + d.sel.off, uint64_t(r) * lanes + i, ub + d.dst.off,
-                            uint64_t(r) * lanes + i, j - i);
+                            uint64_t(r) * lanes + i, j - i, ext);
                 i = j;
             }
         }
     }
+}
+}  // namespace
+
+// ---- the CmpMask register (Compare（结果存入寄存器）.md, GetCmpMask(ISASI).md, SetCmpMask(ISASI).md) -------------
+
+namespace {
+thread_local uint8_t cmp_mask_reg[16] = {};
+}  // namespace
+
+// One repeat (the page: no repeat input, 256 bytes a call); the register's 128 bits are all rewritten, lanes
+// outside the mask or past the repeat's lanes as 0 (the compare example's golden: 64 float lanes, then zeros).
+void cmp_mask_compare(const VecDesc& d) {
+    BlockCtx& c = ctx();
+    const uint32_t es = esize(d.src0.type);
+    const uint32_t lanes = 256 / es;
+    check_ub_aligned(d.src0.off, "src0");
+    check_ub_aligned(d.src1.off, "src1");
+    const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, 1, lanes);
+    UbSpan spans[2] = {{d.src0.off, repeat_extent(d.src0, es, 1, lanes), d.src0.buf_end, Access::Read, "src0"},
+                       {d.src1.off, repeat_extent(d.src1, es, 1, lanes), d.src1.buf_end, Access::Read, "src1"}};
+    pipe_op(Pipe::V, vec_cycles(vec_class(d), d.src0.type, 1) + (d.use_mask_register ? 0 : mask_cycles()), spans, 2,
+            nullptr, 0);
+    const Mask128 m = plan.for_repeat(0, lanes);
+    uint8_t* ub = c.ub.data();
+    std::memset(cmp_mask_reg, 0, sizeof cmp_mask_reg);
+    for (uint32_t i = 0; i < lanes && i < 128; ++i) {
+        if (!m.test(i)) continue;
+        uint8_t bit = 0;
+        compare(CmpMode(d.op), dt(d.src0.type), &bit, ub + lane_offset(d.src0, es, 0, i),
+                ub + lane_offset(d.src1, es, 0, i), 1);
+        set_bit(cmp_mask_reg, i, bit & 1);
+    }
+}
+
+void cmp_mask_get(const char* api, const VecOperand& dst) {
+    BlockCtx& c = ctx();
+    if (dst.off % 16 != 0) fault(FaultClass::Misaligned, "%s: dst at UB offset %u is not 16-byte aligned", api, dst.off);
+    UbSpan span{dst.off, 16, dst.buf_end, Access::Write, "dst"};
+    pipe_op(Pipe::V, vec_cycles(InstrClass::UnarySimple, ElemType::U8, 1), &span, 1, nullptr, 0);
+    std::memcpy(c.ub.data() + dst.off, cmp_mask_reg, 16);
+}
+
+void cmp_mask_set(const char* api, const VecOperand& src) {
+    BlockCtx& c = ctx();
+    if (src.off % 16 != 0) fault(FaultClass::Misaligned, "%s: src at UB offset %u is not 16-byte aligned", api, src.off);
+    UbSpan span{src.off, 16, src.buf_end, Access::Read, "src"};
+    pipe_op(Pipe::V, vec_cycles(InstrClass::UnarySimple, ElemType::U8, 1), &span, 1, nullptr, 0);
+    std::memcpy(cmp_mask_reg, c.ub.data() + src.off, 16);
 }
 
 // ---- reductions ------------------------------------------------------------------------------------------
@@ -337,6 +421,17 @@ Reduced reduce_values(ReduceKind k, DType t, const std::vector<uint8_t>& vals, s
 // A whole-repeat sum (VCADD) has its own measured rate; max and min (VCMAX/VCMIN) share the other.
 InstrClass repeat_reduce_class(ReduceKind k) {
     return k == ReduceKind::Sum ? InstrClass::ReduceSumRepeat : InstrClass::ReduceRepeat;
+}
+
+// The reduce special registers, per block thread (GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr).
+thread_local double spr_sum = 0;
+thread_local double spr_maxmin = 0;
+thread_local uint64_t spr_maxmin_index = 0;
+
+void set_maxmin_spr(ReduceKind k, double value, uint64_t index) {
+    if (k == ReduceKind::Sum) return;
+    spr_maxmin = value;
+    spr_maxmin_index = index;
 }
 
 void store_index(ElemType t, uint8_t* p, size_t index) {
@@ -375,6 +470,8 @@ void reduce_exec(const ReduceDesc& d) {
         const Reduced r = reduce_values(d.kind, t, vals, n);
         store_element(t, ub + d.dst.off, r.value);
         if (d.cal_index) store_index(d.type, ub + d.dst.off + es, r.index);
+        if (d.kind == ReduceKind::Sum) spr_sum = r.value;
+        set_maxmin_spr(d.kind, r.value, r.index);
         return;
     }
 
@@ -413,8 +510,12 @@ void reduce_exec(const ReduceDesc& d) {
         // The index is the element's position in the repeat sequence (repeat * lanes + lane), as the
         // hardware derives it from the per-repeat inner index, not its rank among the masked-in lanes.
         if (d.cal_index) store_index(d.type, ub + d.dst.off + es, lane_of[res.index]);
+        set_maxmin_spr(d.kind, res.value, lane_of[res.index]);
         return;
     }
+    bool have_best = false;  // ReduceRepeat<MAX|MIN>: the extreme over all repeats, for the special register
+    double best = 0;
+    uint64_t best_at = 0;
     const uint32_t per_block = 32 / es;
     for (uint32_t r = 0; r < R; ++r) {
         const Mask128 m = plan.for_repeat(r, lanes);
@@ -427,6 +528,11 @@ void reduce_exec(const ReduceDesc& d) {
             const uint32_t unit = pairs && d.kind != ReduceKind::Sum ? 2 : 1;
             uint8_t* out = ub + d.dst.off + uint64_t(r) * d.dst_rep_stride * unit * es;
             const size_t lane = size_t(lane_of[res.index] - uint64_t(r) * lanes);
+            if (!have_best || (d.kind == ReduceKind::Max ? res.value > best : res.value < best)) {
+                have_best = true;
+                best = res.value;
+                best_at = lane_of[res.index];
+            }
             switch (d.kind == ReduceKind::Sum ? 2 : d.order) {
                 case 0: store_element(t, out, res.value), store_index(d.type, out + es, lane); break;
                 case 1: store_index(d.type, out, lane), store_element(t, out + es, res.value); break;
@@ -442,6 +548,54 @@ void reduce_exec(const ReduceDesc& d) {
             if (lane_of.empty()) continue;
             const Reduced res = reduce_values(d.kind, t, vals, lane_of.size());
             store_element(t, ub + d.dst.off + (uint64_t(r) * d.dst_rep_stride * 8 + b) * es, res.value);
+        }
+    }
+    if (have_best) set_maxmin_spr(d.kind, best, best_at);
+}
+
+double reduce_sum_spr() { return spr_sum; }
+double reduce_maxmin_spr(uint64_t* index) {
+    if (index) *index = spr_maxmin_index;
+    return spr_maxmin;
+}
+
+// PairReduceSum / ReducePairElem<SUM>: each pair of adjacent lanes (2k, 2k+1) of a repeat sums into element k of
+// the repeat's result (half a repeat, 128 bytes; dst_rep_stride counts those). A pair with neither lane in the
+// mask leaves its destination element as it was (asc-devkit ReducePairElem.md, A2/A3 and 310P); a pair with one
+// lane in the mask takes that lane alone.
+void pair_reduce_exec(const ReduceDesc& d) {
+    BlockCtx& c = ctx();
+    const uint32_t es = esize(d.type);
+    const uint32_t lanes = 256 / es;
+    const DType t = dt(d.type);
+    check_ub_aligned(d.src.off, "src");
+    check_ub_aligned(d.dst.off, "dst");
+    const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, d.repeat, lanes);
+    const uint32_t R = plan.repeats;
+    UbSpan spans[2] = {
+        {d.src.off, repeat_extent(d.src, es, R, lanes), d.src.buf_end, Access::Read, "src"},
+        {d.dst.off, R ? uint64_t(R - 1) * d.dst_rep_stride * 128 + 128 : 0, d.dst.buf_end, Access::Write, "dst"},
+    };
+    // Cost: the theory table's ReducePairElem rate, 128 half / 64 float a cycle = 1 cycle per repeat
+    // (research/ascend_hw.md §1.3): the UnarySimple class.
+    pipe_op(Pipe::V, vec_cycles(InstrClass::UnarySimple, d.type, R) + (d.use_mask_register ? 0 : mask_cycles()),
+            spans, 2, nullptr, 0);
+    uint8_t* ub = c.ub.data();
+    for (uint32_t r = 0; r < R; ++r) {
+        const Mask128 m = plan.for_repeat(r, lanes);
+        for (uint32_t k = 0; k < lanes / 2; ++k) {
+            const bool a = m.test(2 * k), b = m.test(2 * k + 1);
+            if (!a && !b) continue;
+            double sum;
+            if (a && b) {
+                uint8_t pair[16];
+                std::memcpy(pair, ub + lane_offset(d.src, es, r, 2 * k), es);
+                std::memcpy(pair + es, ub + lane_offset(d.src, es, r, 2 * k + 1), es);
+                sum = reduce_sum(t, pair, 2);
+            } else {
+                sum = load_element(t, ub + lane_offset(d.src, es, r, a ? 2 * k : 2 * k + 1));
+            }
+            store_element(t, ub + d.dst.off + uint64_t(r) * d.dst_rep_stride * 128 + uint64_t(k) * es, sum);
         }
     }
 }

@@ -13,8 +13,11 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <tuple>
+#include <functional>
 #include <thread>
 
+#include "../include/tuner_sim/fp16.h"
 #include "state.h"
 
 thread_local int64_t block_idx = 0;
@@ -50,6 +53,20 @@ struct RaceAccess {
     int64_t block;
     int epoch;
     uint32_t site;
+    uint32_t phase = 0;   // the block's cross-core phase (BlockCtx::xknown)
+    bool atomic = false;  // an atomic DataCopy to GM: atomic writes of several blocks to the same bytes add up
+};
+
+// A cross-core flag: kind (XKind), an id (a GM address or flag id), and the block it belongs to (-1: any).
+enum XKind : int { kCrossCoreFlag = 0, kIbFlag, kNextBlock, kGroupArrive, kSoftSync };
+using XKey = std::tuple<int, uint64_t, int64_t>;
+inline XKey xkey(XKind kind, uint64_t id, int64_t block) { return {int(kind), id, block}; }
+// One set of a cross-core flag: the node the waiters follow, when the setter reached it, and what it knew.
+struct XSet {
+    int64_t block;
+    int32_t node;
+    double time;
+    std::vector<uint32_t> known;
 };
 
 struct BlockResult {
@@ -78,6 +95,18 @@ struct Launch {
     double barrier_release = 0;
     bool any_abort = false;
     std::vector<BlockCtx*> running;  // blocks of the current wave (for the watchdog's message)
+    // Blocks of the current wave still running, and how many of them wait (SyncAll or a cross-core wait),
+    // with what each waits for: when every running block waits and none can go on, the launch is deadlocked.
+    int64_t wave_live = 0, blocked = 0;
+    std::vector<const std::function<bool()>*> waiters;
+    bool deadlocked = false;
+    int64_t dead_arrived = 0, dead_finished = 0, dead_live = 0;  // SyncAll's counts when the deadlock was found
+    std::map<XKey, std::vector<XSet>> xsets;     // cross-core sets, in the order they happened
+    std::map<XKey, uint64_t> xconsumed;          // IBWait: sets consumed so far, by any block
+    std::map<uintptr_t, std::vector<uint32_t>> released;  // WriteGmByPassDCache: what its writers knew, by address
+    // GM addresses a block set with SetValue and has not cleaned out of its data cache yet: that block
+    std::map<uintptr_t, int64_t> unpublished;
+    std::vector<std::vector<std::vector<uint32_t>>> xknown;  // per block: BlockCtx::xknown at its end
 };
 
 std::mutex g_sites_mu;
@@ -327,16 +356,17 @@ void check_ub_span(BlockCtx& c, int pipe, uint64_t seq, const UbSpan& s) {
 
 // Extends the last range when this access continues or repeats it (a streamed input, a row of gamma read
 // again for every row), so a block's ranges stay few.
-void record_race_access(std::vector<GmAccess>& ranges, uintptr_t lo, uintptr_t hi, int epoch, uint32_t site) {
+void record_race_access(std::vector<GmAccess>& ranges, uintptr_t lo, uintptr_t hi, int epoch, uint32_t site,
+                        uint32_t phase = 0, bool atomic = false) {
     if (!ranges.empty()) {
         GmAccess& last = ranges.back();
-        if (last.epoch == epoch && lo <= last.hi && hi >= last.lo) {
+        if (last.epoch == epoch && last.phase == phase && last.atomic == atomic && lo <= last.hi && hi >= last.lo) {
             last.lo = std::min(last.lo, lo);
             last.hi = std::max(last.hi, hi);
             return;
         }
     }
-    ranges.push_back({lo, hi, epoch, site});
+    ranges.push_back({lo, hi, epoch, site, phase, atomic});
 }
 
 void check_gm_span(BlockCtx& c, int pipe, uint64_t seq, const GmSpan& s) {
@@ -384,7 +414,9 @@ void check_gm_span(BlockCtx& c, int pipe, uint64_t seq, const GmSpan& s) {
             c.gm_writes.push_back({lo, hi, uint8_t(pipe), seq, c.site});
         }
     }
-    record_race_access(s.access == Access::Write ? c.race_writes : c.race_reads, lo, hi, c.epoch, c.site);
+    const bool atomic = (s.access == Access::Write && c.atomic_store) || c.sync_access;
+    record_race_access(s.access == Access::Write ? c.race_writes : c.race_reads, lo, hi, c.epoch, c.site, c.xphase,
+                       atomic);
 }
 
 void merge_clock(Clock& into, const Clock& from) {
@@ -857,6 +889,27 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
 // Scalar GetValue/SetValue on GM. Under auto-sync the compiler orders them against the DMA pipes that
 // wrote the bytes (when not yet known done), and later DMA after them, as for UB. They go through the
 // scalar data cache, where a SetValue stays until DataCacheCleanAndInvalid writes it back.
+void gm_flag_release(BlockCtx& c, const std::vector<uintptr_t>& keys);
+void gm_flag_acquire(BlockCtx& c, uintptr_t key);
+
+// A GM value another block set with SetValue is on the device in that block's data cache until it cleans the
+// line; here it is in GM at once. A polled read waits for that clean (or for the writer's end: a value never
+// cleaned stays unordered), so it acquires what the clean releases, as the device's read could only see the
+// value after it.
+void await_cleaned(BlockCtx& c, uintptr_t key) {
+    Launch& L = *g_launch;
+    for (;;) {
+        {
+            std::lock_guard<std::mutex> lock(L.mu);
+            auto it = L.unpublished.find(key);
+            if (it == L.unpublished.end() || it->second == c.idx) return;
+            const int64_t writer = it->second;
+            if (std::any_of(L.results.begin(), L.results.end(), [&](const auto& r) { return r.idx == writer; })) return;
+        }
+        std::this_thread::yield();
+    }
+}
+
 void gm_scalar_access(const void* addr, uint64_t bytes, Access access, bool charged) {
     BlockCtx& c = ctx();
     const int s = int(Pipe::S);
@@ -872,13 +925,26 @@ void gm_scalar_access(const void* addr, uint64_t bytes, Access access, bool char
         }
     }
     const uint64_t seq = ++c.seq[s];
+    // A read of a line DataCacheCleanAndInvalid dropped reads GM: a polled flag, which acquires what its writer
+    // released (dcache_clean) and is not a race with that write.
+    const auto fresh = std::find(c.dcache_fresh.begin(), c.dcache_fresh.end(), lo & ~uintptr_t(63));
+    const bool polled = access == Access::Read && fresh != c.dcache_fresh.end();
+    if (polled) c.dcache_fresh.erase(fresh);
+    c.polled = polled ? lo : 0;
+    const bool was_sync = c.sync_access;
+    c.sync_access = was_sync || polled;
     check_gm_span(c, s, seq, GmSpan{addr, bytes, access, "GM scalar operand"});
+    c.sync_access = was_sync;
     if (g_options.auto_sync) {
         for (int p = 0; p < kPipes; ++p) {
             if (p != s) c.vc[p][s] = c.seq[s];
         }
     }
     if (access == Access::Write && bytes > 0) {
+        {
+            std::lock_guard<std::mutex> lock(g_launch->mu);
+            g_launch->unpublished[lo] = c.idx;
+        }
         auto& d = c.dcache_dirty;
         if (!d.empty() && d.back().hi == lo) {
             d.back().hi = hi;
@@ -889,24 +955,91 @@ void gm_scalar_access(const void* addr, uint64_t bytes, Access access, bool char
     if (const uint64_t cached = gm_cache_address(lo); charged && cached) count_gm_access(c, cached, bytes);
 }
 
+// DataCacheCleanAndInvalid writes the dirty scalar writes of a line (or of the whole cache) back to GM and drops
+// the line: how blocks hand over data through a GM flag set with SetValue and polled with GetValue
+// (gm_by_dcache.asc). The written-back values release what the block did before them, and those writes are
+// not races with the polling reads of other blocks.
+// The value is read after the check (a writer registers its value as unpublished before it writes it): when it
+// is another block's, its clean is awaited and what that released is acquired.
+void gm_scalar_read_done() {
+    BlockCtx& c = ctx();
+    if (!c.polled) return;
+    const uintptr_t key = c.polled;
+    c.polled = 0;
+    await_cleaned(c, key);
+    gm_flag_acquire(c, key);
+}
+
 void dcache_clean(const void* addr, bool entire) {
     BlockCtx& c = ctx();
+    const uintptr_t line = reinterpret_cast<uintptr_t>(addr) & ~uintptr_t(63);
+    const uintptr_t from = entire ? 0 : line, to = entire ? ~uintptr_t(0) : line + 64;
+    std::vector<GmWrite> kept;
+    std::vector<std::pair<uintptr_t, uintptr_t>> cleaned;
+    for (const auto& d : c.dcache_dirty) {  // keep the parts outside [from, to)
+        if (d.hi > from && d.lo < to) cleaned.push_back({std::max(d.lo, from), std::min(d.hi, to)});
+        if (d.lo < from) kept.push_back({d.lo, std::min(d.hi, from), d.pipe, d.seq, d.site});
+        if (d.hi > to) kept.push_back({std::max(d.lo, to), d.hi, d.pipe, d.seq, d.site});
+    }
+    c.dcache_dirty.swap(kept);
+    const auto inside = [&](uintptr_t a) {
+        return std::any_of(cleaned.begin(), cleaned.end(), [&](const auto& r) { return a >= r.first && a < r.second; });
+    };
+    for (auto& w : c.race_writes) {
+        if (w.epoch == c.epoch && w.lo >= from && w.hi <= to && inside(w.lo)) w.atomic = true;
+    }
+    std::vector<uintptr_t> published;
+    {
+        std::lock_guard<std::mutex> lock(g_launch->mu);
+        const auto& pending = g_launch->unpublished;
+        for (auto it = pending.lower_bound(from); it != pending.end() && it->first < to; ++it) {
+            if (it->second == c.idx && inside(it->first)) published.push_back(it->first);
+        }
+    }
+    if (!published.empty()) gm_flag_release(c, published);
     if (entire) {
-        c.dcache_dirty.clear();
         dcache_init(c.dcache);
         return;
     }
-    if (const uint64_t cached = gm_cache_address(reinterpret_cast<uintptr_t>(addr))) {
-        dcache_invalidate(c.dcache, cached);
+    if (const uint64_t cached = gm_cache_address(reinterpret_cast<uintptr_t>(addr))) dcache_invalidate(c.dcache, cached);
+    if (std::find(c.dcache_fresh.begin(), c.dcache_fresh.end(), line) == c.dcache_fresh.end()) {
+        c.dcache_fresh.push_back(line);
     }
-    const uintptr_t line = reinterpret_cast<uintptr_t>(addr) & ~uintptr_t(63);
-    std::vector<GmWrite> kept;
-    for (const auto& d : c.dcache_dirty) {  // keep the parts outside [line, line + 64)
-        if (d.lo < line) kept.push_back({d.lo, std::min(d.hi, line), d.pipe, d.seq, d.site});
-        if (d.hi > line + 64) kept.push_back({std::max(d.lo, line + 64), d.hi, d.pipe, d.seq, d.site});
-    }
-    c.dcache_dirty.swap(kept);
 }
+
+namespace {
+enum class WaitEnd { Ready, Deadlock, Aborted };
+// Blocks this block's thread (L.mu held through `lock`) until `ready()`. Deadlock: every running block of the
+// wave waits and none of their waits can be met; Aborted: another block ended at a fatal fault.
+WaitEnd block_until(Launch& L, std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) {
+    if (ready()) return WaitEnd::Ready;
+    L.waiters.push_back(&ready);
+    ++L.blocked;
+    L.cv.notify_all();
+    auto stuck = [&] {
+        if (L.blocked < L.wave_live) return false;
+        for (const auto* w : L.waiters) {
+            if ((*w)()) return false;
+        }
+        return true;
+    };
+    L.cv.wait(lock, [&] {
+        if (ready() || L.any_abort || L.deadlocked) return true;
+        if (stuck()) {
+            L.deadlocked = true;
+            L.dead_arrived = L.arrived;
+            L.dead_finished = L.finished;
+            L.dead_live = L.wave_live;
+        }
+        return L.deadlocked;
+    });
+    --L.blocked;
+    L.waiters.erase(std::find(L.waiters.begin(), L.waiters.end(), &ready));
+    if (ready()) return WaitEnd::Ready;
+    L.cv.notify_all();
+    return L.deadlocked ? WaitEnd::Deadlock : WaitEnd::Aborted;
+}
+}  // namespace
 
 void sync_all() {
     BlockCtx& c = ctx();
@@ -922,7 +1055,7 @@ void sync_all() {
     const uint64_t gen = L.generation;
     L.barrier_max = std::max(L.barrier_max, arrive);
     ++L.arrived;
-    auto stuck = [&] { return L.arrived + L.finished == L.block_dim && L.finished > 0; };
+    WaitEnd end = WaitEnd::Ready;
     if (L.arrived == L.block_dim) {
         L.barrier_release = L.barrier_max;
         L.arrived = 0;
@@ -930,20 +1063,26 @@ void sync_all() {
         ++L.generation;
         L.cv.notify_all();
     } else {
-        L.cv.wait(lock, [&] { return L.generation != gen || stuck() || L.any_abort; });
+        const std::function<bool()> released = [&L, gen] { return L.generation != gen; };
+        end = block_until(L, lock, released);
     }
-    if (L.generation == gen) {
-        const bool other_fault = L.any_abort;
-        const long long waiting = L.arrived, done = L.finished;
+    if (end != WaitEnd::Ready) {
+        const long long waiting = L.dead_arrived, done = L.dead_finished, others = L.dead_live - L.dead_arrived;
         lock.unlock();
-        if (other_fault) {
+        if (end == WaitEnd::Aborted) {
             c.aborted = true;
             throw BlockAbort{};
         }
+        if (done > 0) {
+            fault(FaultClass::Deadlock,
+                  "SyncAll: %lld blocks wait at the barrier while %lld blocks ended without reaching it (a SyncAll "
+                  "missing on some blocks, or an extra one on others); NPU: hang",
+                  waiting, done);
+        }
         fault(FaultClass::Deadlock,
-              "SyncAll: %lld blocks wait at the barrier while %lld blocks ended without reaching it (a SyncAll "
-              "missing on some blocks, or an extra one on others); NPU: hang",
-              waiting, done);
+              "SyncAll: %lld blocks wait at the barrier while %lld blocks wait at a cross-core flag that is never "
+              "set; NPU: hang",
+              waiting, others);
     }
     const double release = L.barrier_release + soc_config.sync_all_us * soc_config.clock_mhz;
     lock.unlock();
@@ -956,6 +1095,472 @@ void sync_all() {
         g.last[p] = node;
     }
     ++c.epoch;
+}
+
+// ---- memory, sync, atomics (issue 16) -------------------------------------------------------------------
+
+void ub_static_tensor(uint32_t addr, uint64_t bytes, uint32_t limit, const char* what) {
+    BlockCtx& c = ctx();
+    limit = std::min<uint32_t>(limit, uint32_t(c.ub.size()));
+    if (addr % 32 != 0) {
+        fault(FaultClass::Misaligned, "%s: UB address %u is not 32-byte aligned (address %% 32 = %u)", what, addr,
+              addr % 32);
+    }
+    if (uint64_t(addr) + bytes > limit) {
+        fault(FaultClass::UbOverflow, "%s: %llu bytes at UB address %u end at byte %llu, past the %u bytes of UB on %s",
+              what, (unsigned long long)bytes, addr, (unsigned long long)(uint64_t(addr) + bytes), limit,
+              soc_config.name);
+    }
+    c.ub_peak = std::max<uint32_t>(c.ub_peak, uint32_t(uint64_t(addr) + bytes));
+}
+
+void init_soc_state() {
+    BlockCtx& c = ctx();
+    c.mask = MaskState{false, ~0ull, ~0ull};
+    c.atomic_op = 0;
+}
+
+void set_atomic(uint8_t op, ElemType type) {
+    BlockCtx& c = ctx();
+    c.atomic_op = op;
+    c.atomic_type = uint8_t(type);
+}
+
+void set_atomic_type(ElemType type) { ctx().atomic_type = uint8_t(type); }
+
+void set_pad_value(uint64_t bits) {
+    BlockCtx& c = ctx();
+    c.pad_set = true;
+    c.pad_bits = bits;
+}
+
+bool pad_value(uint64_t* bits) {
+    const BlockCtx& c = ctx();
+    if (c.pad_set) *bits = c.pad_bits;
+    return c.pad_set;
+}
+
+namespace {
+const char* kAtomicNames[] = {"None", "Add", "Max", "Min"};
+uint32_t elem_bytes(ElemType t) {
+    switch (t) {
+        case ElemType::U8: case ElemType::I8: return 1;
+        case ElemType::U16: case ElemType::I16: case ElemType::F16: case ElemType::BF16: return 2;
+        case ElemType::U32: case ElemType::I32: case ElemType::F32: return 4;
+        default: return 8;
+    }
+}
+template <class T>
+T combine(uint8_t op, T old, T add) {
+    if (op == 1) return T(old + add);
+    if (op == 2) return add > old ? add : old;
+    return add < old ? add : old;
+}
+// dst = op(dst, src) for one element of `t` (integers wrap; half and bfloat16_t round to nearest even).
+void combine_elem(uint8_t op, ElemType t, uint8_t* dst, const uint8_t* old) {
+    auto apply = [&](auto tag) {
+        using T = decltype(tag);
+        T a, b;
+        std::memcpy(&a, old, sizeof(T));
+        std::memcpy(&b, dst, sizeof(T));
+        if constexpr (std::is_integral_v<T>) {
+            using U = std::make_unsigned_t<T>;
+            const T r = op == 1 ? T(U(a) + U(b)) : combine(op, a, b);
+            std::memcpy(dst, &r, sizeof(T));
+        } else {
+            const T r = combine(op, a, b);
+            std::memcpy(dst, &r, sizeof(T));
+        }
+    };
+    switch (t) {
+        case ElemType::I8: apply(int8_t{}); break;
+        case ElemType::U8: apply(uint8_t{}); break;
+        case ElemType::I16: apply(int16_t{}); break;
+        case ElemType::U16: apply(uint16_t{}); break;
+        case ElemType::I32: apply(int32_t{}); break;
+        case ElemType::U32: apply(uint32_t{}); break;
+        case ElemType::F32: apply(float{}); break;
+        case ElemType::F16:
+        case ElemType::BF16: {
+            const bool h = t == ElemType::F16;
+            uint16_t a, b;
+            std::memcpy(&a, old, 2);
+            std::memcpy(&b, dst, 2);
+            const double fa = h ? half_bits_to_float(a) : bf16_bits_to_float(a);
+            const double fb = h ? half_bits_to_float(b) : bf16_bits_to_float(b);
+            uint16_t r;
+            if (op == 1) {
+                const float sum = float(fa + fb);
+                r = h ? float_to_half_bits_rne(sum) : float_to_bf16_bits_rne(sum);
+            } else {
+                r = combine(op, fa, fb) == fa ? a : b;
+            }
+            std::memcpy(dst, &r, 2);
+            break;
+        }
+        default: apply(int64_t{}); break;
+    }
+}
+std::mutex g_atomic_mu;  // one atomic store at a time: each reads GM, adds, and writes back
+}  // namespace
+
+// DataCopy / DataCopyPad UB->GM: with SetAtomicAdd/Max/Min in effect, each element is combined with what GM
+// holds (SetAtomicAdd.md: the add is done at GM); otherwise a plain copy.
+void gm_store(const CopyDesc& d) {
+    BlockCtx& c = ctx();
+    if (c.atomic_op == 0 || d.dir != CopyDir::UbToGm) {
+        data_copy(d);
+        return;
+    }
+    const ElemType t = ElemType(c.atomic_type);
+    if (d.elem_size != elem_bytes(t)) {
+        fault(FaultClass::Unsupported,
+              "%s under SetAtomic%s: the copy moves %u-byte elements but the atomic type has %u-byte elements (the "
+              "template argument of SetAtomic%s or SetAtomicType)",
+              d.api, kAtomicNames[c.atomic_op], d.elem_size, elem_bytes(t), kAtomicNames[c.atomic_op]);
+    }
+    struct Store {
+        BlockCtx& c;
+        ~Store() { c.atomic_store = false; }
+    } store{c};
+    c.atomic_store = true;
+    if (d.block_count == 0 || d.block_bytes == 0) {
+        data_copy(d);
+        return;
+    }
+    const uint64_t step = uint64_t(d.block_bytes) + d.dst_gap_bytes;
+    const uint64_t extent = step * (d.block_count - 1) + d.block_bytes;
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(d.gm);
+    bool inside;
+    {
+        std::lock_guard<std::mutex> lock(g_gm_mu);
+        const GmBuffer* b = find_gm(lo);
+        inside = b && lo + extent <= b->hi;
+    }
+    if (!inside) {
+        data_copy(d);  // faults out-of-bounds
+        return;
+    }
+    std::lock_guard<std::mutex> lock(g_atomic_mu);
+    std::vector<uint8_t> old(extent);
+    std::memcpy(old.data(), d.gm, extent);
+    data_copy(d);
+    uint8_t* gm = static_cast<uint8_t*>(d.gm);
+    for (uint32_t i = 0; i < d.block_count; ++i) {
+        for (uint64_t off = 0; off + d.elem_size <= d.block_bytes; off += d.elem_size) {
+            combine_elem(c.atomic_op, t, gm + i * step + off, old.data() + i * step + off);
+        }
+    }
+}
+
+namespace {
+void x_begin(BlockCtx& c);
+}  // namespace
+
+// A GM flag one block writes and another polls: the write releases what the writer did before it (its
+// cross-core phase ends), and a read of the same address acquires what was released there.
+void gm_flag_release(BlockCtx& c, const std::vector<uintptr_t>& keys) {
+    Launch& L = *g_launch;
+    x_begin(c);
+    std::vector<uint32_t> known = c.xknown.back();
+    known[size_t(c.idx)] = c.xphase + 1;
+    c.xknown.push_back(c.xknown.back());
+    ++c.xphase;
+    std::lock_guard<std::mutex> lock(L.mu);
+    for (uintptr_t key : keys) {
+        auto& r = L.released[key];
+        if (r.size() < known.size()) r.resize(known.size(), 0);
+        for (size_t b = 0; b < known.size(); ++b) r[b] = std::max(r[b], known[b]);
+        L.unpublished.erase(key);
+    }
+}
+
+void gm_flag_acquire(BlockCtx& c, uintptr_t key) {
+    Launch& L = *g_launch;
+    x_begin(c);
+    std::vector<uint32_t> known = c.xknown.back();
+    bool grew = false;
+    {
+        std::lock_guard<std::mutex> lock(L.mu);
+        auto it = L.released.find(key);
+        if (it != L.released.end()) {
+            for (size_t b = 0; b < known.size() && b < it->second.size(); ++b) {
+                if (it->second[b] > known[b]) known[b] = it->second[b], grew = true;
+            }
+        }
+    }
+    if (grew) {
+        c.xknown.push_back(std::move(known));
+        ++c.xphase;
+    }
+}
+
+// ReadGmByPassDCache / WriteGmByPassDCache: a scalar GM access that skips the data cache (one GM round trip).
+// They are how blocks hand over data by polling a GM flag (data_sync_barrier.asc): a write releases what the
+// writer did before it, a read of those bytes acquires it, and such accesses are not races with each other.
+void gm_bypass_access(const void* addr, uint64_t bytes, Access access) {
+    BlockCtx& c = ctx();
+    charge_scalar_work(c);
+    const int s = int(Pipe::S);
+    const uint64_t seq = ++c.seq[s];
+    struct Sync {
+        BlockCtx& c;
+        ~Sync() { c.sync_access = false; }
+    } sync{c};
+    c.sync_access = true;
+    check_gm_span(c, s, seq, GmSpan{addr, bytes, access, "GM scalar operand"});
+    if (access == Access::Write) {
+        gm_flag_release(c, {reinterpret_cast<uintptr_t>(addr)});
+    } else {
+        gm_flag_acquire(c, reinterpret_cast<uintptr_t>(addr));
+    }
+    if (const uint64_t cached = gm_cache_address(reinterpret_cast<uintptr_t>(addr))) dcache_invalidate(c.dcache, cached);
+    c.t[s] += soc_config.dcache_miss_cycles;
+    c.graph.add(s, soc_config.dcache_miss_cycles, {c.graph.last[s]}, c.site);
+}
+
+void data_sync_barrier() {
+    BlockCtx& c = ctx();
+    const int s = int(Pipe::S);
+    c.t[s] += soc_config.barrier_cycles;
+    c.graph.add(s, soc_config.barrier_cycles, {c.graph.last[s]}, c.site, false);
+}
+
+void gm_check_range(const void* addr, uint64_t bytes, const char* what) {
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(addr);
+    bool inside;
+    {
+        std::lock_guard<std::mutex> lock(g_gm_mu);
+        const GmBuffer* b = find_gm(lo);
+        inside = b && lo + bytes <= b->hi;
+    }
+    if (!inside) fault(FaultClass::OutOfBounds, "%s (%llu bytes) is outside GM: %s", what, (unsigned long long)bytes,
+                       where_gm(lo, bytes).c_str());
+}
+
+// ---- cross-core flags ----
+// A set is a node on its pipe (or after every pipe: -1); a wait is a scalar-pipe node after the sets it needs
+// (from other blocks' graphs too) that later instructions follow. Each set and wait also ends the block's
+// cross-core phase, so GM accesses ordered through flags are not races.
+namespace {
+void x_begin(BlockCtx& c) {
+    if (c.xknown.empty()) c.xknown.assign(1, std::vector<uint32_t>(size_t(c.num), 0));
+}
+
+void x_set(XKey key, int pipe) {
+    BlockCtx& c = ctx();
+    Launch& L = *g_launch;
+    x_begin(c);
+    auto& g = c.graph;
+    const int s = int(Pipe::S);
+    const double cost = soc_config.flag_cycles;
+    int32_t node;
+    double t;
+    if (pipe < 0) {  // after all the block's work: its pipes are drained first, as PipeBarrier<PIPE_ALL> does
+        pipe_barrier(-1);
+        t = now_cycles(c) + cost;
+        c.t[s] = t;
+        node = g.add(s, cost, {g.last[s]}, c.site, false);
+    } else {
+        t = std::max(c.t[pipe], c.t[s]) + cost;
+        c.t[pipe] = t;
+        node = g.add(pipe, cost, {g.last[pipe], g.last[s]}, c.site, false);
+    }
+    std::vector<uint32_t> known = c.xknown.back();
+    known[size_t(c.idx)] = c.xphase + 1;
+    c.xknown.push_back(c.xknown.back());
+    ++c.xphase;
+    std::lock_guard<std::mutex> lock(L.mu);
+    L.xsets[key].push_back({c.idx, node, t, std::move(known)});
+    L.cv.notify_all();
+}
+
+// Waits until, for each (flag, n), the flag has been set n times, then follows the n-th set of each. `drain`:
+// the wait polls GM (IBWait, WaitPreBlock, the software SyncAll, GroupBarrier::Wait): the scalar unit reads the
+// flag after the block's earlier work, so every pipe is drained first (as PipeBarrier<PIPE_ALL>); a hardware
+// CrossCoreWaitFlag only holds back what comes after it.
+void x_wait(const std::vector<std::pair<XKey, uint64_t>>& need, const std::string& what, bool drain,
+            double extra_cycles = 0) {
+    BlockCtx& c = ctx();
+    Launch& L = *g_launch;
+    x_begin(c);
+    charge_scalar_work(c);
+    if (drain) pipe_barrier(-1);
+    std::unique_lock<std::mutex> lock(L.mu);
+    const std::function<bool()> ready = [&L, &need] {
+        for (const auto& [key, n] : need) {
+            auto it = L.xsets.find(key);
+            if (n > 0 && (it == L.xsets.end() || it->second.size() < n)) return false;
+        }
+        return true;
+    };
+    const WaitEnd end = block_until(L, lock, ready);
+    if (end != WaitEnd::Ready) {
+        lock.unlock();
+        if (end == WaitEnd::Aborted) {
+            c.aborted = true;
+            throw BlockAbort{};
+        }
+        fault(FaultClass::Deadlock, "%s; NPU: hang", what.c_str());
+    }
+    std::vector<uint32_t> known = c.xknown.back();
+    double t = 0;
+    std::vector<std::pair<int64_t, int32_t>> preds;
+    for (const auto& [key, n] : need) {
+        if (n == 0) continue;
+        const XSet& x = L.xsets[key][n - 1];
+        t = std::max(t, x.time);
+        for (size_t b = 0; b < known.size() && b < x.known.size(); ++b) known[b] = std::max(known[b], x.known[b]);
+        preds.push_back({x.block, x.node});
+    }
+    lock.unlock();
+    auto& g = c.graph;
+    const int s = int(Pipe::S);
+    const double cost = soc_config.flag_cycles + extra_cycles;
+    const int32_t node = g.add(s, cost, {g.last[s]}, c.site, false);
+    for (const auto& [block, pred] : preds) g.ext.push_back({uint32_t(node), block, pred});
+    c.t[s] = std::max(c.t[s], t) + cost;
+    c.xknown.push_back(std::move(known));
+    ++c.xphase;
+}
+
+void x_no_waves(const char* api) {
+    if (g_launch->waves) {
+        fault(FaultClass::Deadlock,
+              "%s with %lld blocks on %s's %d vector cores: the blocks run in waves and the first wave waits for "
+              "blocks that cannot start (NPU: hang)",
+              api, (long long)g_launch->block_dim, soc_config.name, soc_config.vector_cores);
+    }
+}
+}  // namespace
+
+void cross_core_set_flag(int mode, int pipe, int flag_id) {
+    BlockCtx& c = ctx();
+    if (flag_id < 0 || flag_id > 15) {
+        fault(FaultClass::Unsupported, "CrossCoreSetFlag: flagId %d is outside 0..15 (mode %d)", flag_id, mode);
+    }
+    // Mode 0: all AIV cores; mode 1: the AIVs of one AI Core, here one AIV per block.
+    x_set(xkey(kCrossCoreFlag, uint64_t(mode) << 8 | uint64_t(flag_id), c.idx), pipe);
+}
+
+void cross_core_wait_flag(int mode, int flag_id) {
+    BlockCtx& c = ctx();
+    if (flag_id < 0 || flag_id > 15) {
+        fault(FaultClass::Unsupported, "CrossCoreWaitFlag: flagId %d is outside 0..15 (mode %d)", flag_id, mode);
+    }
+    if (mode == 0) x_no_waves("CrossCoreWaitFlag (mode 0)");
+    const uint64_t id = uint64_t(mode) << 8 | uint64_t(flag_id);
+    const uint64_t n = ++c.xwaits[{int(kCrossCoreFlag), id}];
+    std::vector<std::pair<XKey, uint64_t>> need;
+    if (mode == 0) {
+        for (int64_t b = 0; b < c.num; ++b) need.push_back({xkey(kCrossCoreFlag, id, b), n});
+    } else {
+        need.push_back({xkey(kCrossCoreFlag, id, c.idx), n});
+    }
+    char what[300];
+    snprintf(what, sizeof what,
+             "CrossCoreWaitFlag<%d>(%d) waits for its %llu%s CrossCoreSetFlag(%d) from %s, which never comes", mode,
+             flag_id, (unsigned long long)n, n == 1 ? "st" : n == 2 ? "nd" : n == 3 ? "rd" : "th", flag_id,
+             mode == 0 ? "every block" : "this core's AIVs");
+    x_wait(need, what, false);
+}
+
+void ib_set(const void* gm, int64_t block_idx, int event_id) {
+    BlockCtx& c = ctx();
+    if (block_idx < 0 || block_idx >= c.num) {
+        fault(FaultClass::Unsupported, "IBSet: blockIdx %lld is outside 0..%lld", (long long)block_idx,
+              (long long)c.num - 1);
+    }
+    const uint8_t* slot = static_cast<const uint8_t*>(gm) + (uint64_t(c.num) * uint64_t(event_id) + block_idx) * 32;
+    gm_check_range(slot, 32, "IBSet: the gmWorkspace slot of (blockIdx, eventID)");
+    x_set(xkey(kIbFlag, reinterpret_cast<uintptr_t>(slot), -1), -1);
+}
+
+void ib_wait(const void* gm, int64_t block_idx, int event_id) {
+    BlockCtx& c = ctx();
+    if (block_idx < 0 || block_idx >= c.num) {
+        fault(FaultClass::Unsupported, "IBWait: blockIdx %lld is outside 0..%lld", (long long)block_idx,
+              (long long)c.num - 1);
+    }
+    x_no_waves("IBWait");
+    const uint8_t* slot = static_cast<const uint8_t*>(gm) + (uint64_t(c.num) * uint64_t(event_id) + block_idx) * 32;
+    gm_check_range(slot, 32, "IBWait: the gmWorkspace slot of (blockIdx, eventID)");
+    const XKey key = xkey(kIbFlag, reinterpret_cast<uintptr_t>(slot), -1);
+    uint64_t n;
+    {
+        std::lock_guard<std::mutex> lock(g_launch->mu);
+        n = ++g_launch->xconsumed[key];
+    }
+    char what[300];
+    snprintf(what, sizeof what, "IBWait(blockIdx %lld, eventID %d) waits for an IBSet with the same gmWorkspace, "
+             "blockIdx and eventID that never comes (IBSet number %llu)", (long long)block_idx, event_id,
+             (unsigned long long)n);
+    x_wait({{key, n}}, what, true);
+}
+
+void notify_next_block(const void* gm) {
+    BlockCtx& c = ctx();
+    gm_check_range(gm, uint64_t(c.num) * 32, "NotifyNextBlock: gmWorkspace (GetBlockNum() * 32 bytes)");
+    x_set(xkey(kNextBlock, reinterpret_cast<uintptr_t>(gm), c.idx), -1);
+}
+
+// Blocks run in ascending blockIdx: round k of block b follows round k of block b - 1, and block 0's round k
+// follows round k - 1 of the last block.
+void wait_pre_block(const void* gm) {
+    BlockCtx& c = ctx();
+    x_no_waves("WaitPreBlock");
+    gm_check_range(gm, uint64_t(c.num) * 32, "WaitPreBlock: gmWorkspace (GetBlockNum() * 32 bytes)");
+    const uint64_t n = ++c.xwaits[{int(kNextBlock), reinterpret_cast<uintptr_t>(gm)}];
+    const int64_t prev = c.idx > 0 ? c.idx - 1 : c.num - 1;
+    const uint64_t need = c.idx > 0 ? n : n - 1;
+    char what[300];
+    snprintf(what, sizeof what, "WaitPreBlock (round %llu) waits for block %lld's NotifyNextBlock number %llu, "
+             "which never comes (every block must call both the same number of times)", (unsigned long long)n,
+             (long long)prev, (unsigned long long)need);
+    x_wait({{xkey(kNextBlock, reinterpret_cast<uintptr_t>(gm), prev), need}}, what, true);
+}
+
+void group_arrive(const void* gm, uint32_t arrive_size, uint32_t wait_size, uint32_t index) {
+    if (index >= arrive_size) {
+        fault(FaultClass::Unsupported, "GroupBarrier::Arrive(%u): arriveIndex is outside 0..%u", index, arrive_size - 1);
+    }
+    gm_check_range(gm, uint64_t(wait_size) * 512, "GroupBarrier: groupWorkspace (GetWorkspaceLen() bytes)");
+    x_set(xkey(kGroupArrive, reinterpret_cast<uintptr_t>(gm), index), int(Pipe::MTE3));
+}
+
+void group_wait(const void* gm, uint32_t arrive_size, uint32_t wait_size, uint32_t index) {
+    BlockCtx& c = ctx();
+    if (index >= wait_size) {
+        fault(FaultClass::Unsupported, "GroupBarrier::Wait(%u): waitIndex is outside 0..%u", index, wait_size - 1);
+    }
+    x_no_waves("GroupBarrier::Wait");
+    gm_check_range(gm, uint64_t(wait_size) * 512, "GroupBarrier: groupWorkspace (GetWorkspaceLen() bytes)");
+    const uint64_t n = ++c.xwaits[{int(kGroupArrive), reinterpret_cast<uintptr_t>(gm)}];
+    std::vector<std::pair<XKey, uint64_t>> need;
+    for (uint32_t i = 0; i < arrive_size; ++i) need.push_back({xkey(kGroupArrive, reinterpret_cast<uintptr_t>(gm), i), n});
+    char what[300];
+    snprintf(what, sizeof what, "GroupBarrier::Wait (round %llu) waits for all %u Arrive calls of the round, and some "
+             "never come", (unsigned long long)n, arrive_size);
+    x_wait(need, what, true);
+}
+
+// SyncAll(gmWorkspace, ubWorkspace, usedCores) with fewer cores than the launch: blocks 0..usedCores-1 meet.
+void sync_some(const void* gm, int64_t used) {
+    BlockCtx& c = ctx();
+    x_no_waves("SyncAll");
+    if (c.idx >= used) {
+        fault(FaultClass::Deadlock, "SyncAll(usedCores = %lld) called by block %lld, which is not one of the %lld "
+              "blocks that synchronise; NPU: hang", (long long)used, (long long)c.idx, (long long)used);
+    }
+    const uintptr_t id = reinterpret_cast<uintptr_t>(gm);
+    x_set(xkey(kSoftSync, id, c.idx), -1);
+    const uint64_t n = ++c.xwaits[{int(kSoftSync), id}];
+    std::vector<std::pair<XKey, uint64_t>> need;
+    for (int64_t b = 0; b < used; ++b) need.push_back({xkey(kSoftSync, id, b), n});
+    char what[300];
+    snprintf(what, sizeof what, "SyncAll(usedCores = %lld): not every one of the first %lld blocks reaches its "
+             "SyncAll number %llu", (long long)used, (long long)used, (unsigned long long)n);
+    x_wait(need, what, true, soc_config.sync_all_us * soc_config.clock_mhz);
 }
 
 // ---- GM buffers behind guard pages -----------------------------------------------------------------------
@@ -1027,6 +1632,17 @@ std::string fault_line(const Launch& L, const FaultRecord& f) {
 // A block reading GM bytes another block writes in the same SyncAll epoch: what it reads depends on which
 // block runs first. `L.race_writes` is sorted by start; a running maximum of the ends finds the writes that
 // overlap a read without visiting the others. One fault per pair of call sites.
+// Whether access `a` happens before access `b` through cross-core flags: b's block, in b's phase, knows a's
+// phase complete.
+bool x_before(const Launch& L, const RaceAccess& a, const RaceAccess& b) {
+    if (size_t(b.block) >= L.xknown.size()) return false;
+    const auto& known = L.xknown[size_t(b.block)];
+    if (b.phase >= known.size()) return false;
+    const auto& k = known[b.phase];
+    return size_t(a.block) < k.size() && k[size_t(a.block)] > a.phase;
+}
+bool x_ordered(const Launch& L, const RaceAccess& a, const RaceAccess& b) { return x_before(L, a, b) || x_before(L, b, a); }
+
 void check_gm_read_races(Launch& L) {
     const auto& w = L.race_writes;
     std::vector<uintptr_t> max_hi(w.size());
@@ -1036,7 +1652,8 @@ void check_gm_read_races(Launch& L) {
         size_t k = size_t(std::lower_bound(w.begin(), w.end(), r.hi,
                                            [](const RaceAccess& a, uintptr_t v) { return a.lo < v; }) - w.begin());
         while (k-- > 0 && max_hi[k] > r.lo) {
-            if (w[k].hi > r.lo && w[k].block != r.block && w[k].epoch == r.epoch) {
+            if (w[k].hi > r.lo && w[k].block != r.block && w[k].epoch == r.epoch && !(r.atomic && w[k].atomic) &&
+                !x_ordered(L, w[k], r)) {
                 races.emplace(std::make_pair(r.site, w[k].site), std::make_pair(&r, &w[k]));
                 break;
             }
@@ -1078,7 +1695,8 @@ void check_gm_races(Launch& L) {
     std::map<std::pair<uint32_t, uint32_t>, Race> races;
     for (size_t i = 0; i < w.size(); ++i) {
         for (size_t j = i + 1; j < w.size() && w[j].lo < w[i].hi; ++j) {
-            if (w[j].block != w[i].block && w[j].epoch == w[i].epoch) {
+            if (w[j].block != w[i].block && w[j].epoch == w[i].epoch && !(w[i].atomic && w[j].atomic) &&
+                !x_ordered(L, w[i], w[j])) {
                 const auto key = std::minmax(w[i].site, w[j].site);
                 auto it = races.find(key);
                 if (it == races.end()) races.emplace(key, Race{i, j, 1});
@@ -1417,6 +2035,7 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
     c.num = num;
     c.ub.assign(soc_config.ub_physical_bytes, 0);
     c.shadow.assign(c.ub.size() / 32 + 1, Granule{});
+    c.graph.block = idx;
     dcache_init(c.dcache);
     t_ctx = &c;
     ::block_idx = idx;
@@ -1436,10 +2055,16 @@ void run_block(int64_t idx, int64_t num, KernelBody body, void* closure) {
     {
         std::lock_guard<std::mutex> lock(g_launch->mu);
         ++g_launch->finished;
+        --g_launch->wave_live;
+        if (!c.xknown.empty()) g_launch->xknown[size_t(idx)] = std::move(c.xknown);
         auto& run = g_launch->running;
         run.erase(std::remove(run.begin(), run.end(), &c), run.end());
-        for (const GmAccess& a : c.race_writes) g_launch->race_writes.push_back({a.lo, a.hi, idx, a.epoch, a.site});
-        for (const GmAccess& a : c.race_reads) g_launch->race_reads.push_back({a.lo, a.hi, idx, a.epoch, a.site});
+        for (const GmAccess& a : c.race_writes) {
+            g_launch->race_writes.push_back({a.lo, a.hi, idx, a.epoch, a.site, a.phase, a.atomic});
+        }
+        for (const GmAccess& a : c.race_reads) {
+            g_launch->race_reads.push_back({a.lo, a.hi, idx, a.epoch, a.site, a.phase, a.atomic});
+        }
         g_launch->results.push_back({idx, c.gm_to_ub_bytes, c.ub_to_gm_bytes, c.ub_peak, std::move(c.graph), {}});
         g_launch->cv.notify_all();
     }
@@ -1460,6 +2085,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     if (!g_options.trace_path) g_options.trace_path = getenv("TUNER_SIM_TRACE");
     if (getenv("TUNER_SIM_NO_AUTO_SYNC")) g_options.auto_sync = false;
     if (const char* l2 = getenv("TUNER_SIM_L2")) g_options.l2_warm = std::string(l2) == "warm";
+    if (const char* s = getenv("TUNER_SIM_TIMEOUT")) g_options.timeout_s = std::atof(s);
     install_handlers();
     Launch L;
     L.kernel = kernel;
@@ -1471,6 +2097,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     const int64_t cores = soc_config.vector_cores;
     L.waves = block_dim > cores;
     L.active_blocks = std::min(block_dim, cores);
+    L.xknown.resize(size_t(block_dim));
     g_l2_warm = false;
     g_l2_write_budget = soc_config.l2_bytes / uint64_t(L.active_blocks);
     {
@@ -1506,6 +2133,11 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
         const int64_t last = std::min(block_dim, first + cores);
         const size_t before = L.results.size();
         std::vector<std::thread> threads;
+        {
+            std::lock_guard<std::mutex> lock(L.mu);
+            L.wave_live = last - first;
+            L.blocked = 0;
+        }
         for (int64_t b = first; b < last; ++b) threads.emplace_back(run_block, b, block_dim, body, closure);
         for (auto& t : threads) t.join();
         std::vector<const TimingGraph*> graphs;
@@ -1528,7 +2160,11 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     const double head_us = soc_config.head_us_base + soc_config.head_us_per_block * double(L.active_blocks);
     const double task_us = head_us + task_cycles / soc_config.clock_mhz;
     for (const auto& f : L.faults) fprintf(stderr, "%s\n", fault_line(L, f).c_str());
-    write_report(L, g_options.report_path, task_us);
+    // A program (`tuner simulate FILE.asc`) may launch several kernels: $TUNER_SIM_REPORT_DIR keeps one report each.
+    std::string each;
+    if (const char* dir = getenv("TUNER_SIM_REPORT_DIR"))
+        each = std::string(dir) + "/launch-" + std::to_string(g_launch_serial) + ".json";
+    write_report(L, each.empty() ? g_options.report_path : each.c_str(), task_us);
     if (g_options.trace_path) write_trace(L);
     const int n = int(L.faults.size());
     {

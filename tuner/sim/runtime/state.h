@@ -67,6 +67,15 @@ struct TimingGraph {
     std::vector<TimingNode> nodes;
     std::vector<uint32_t> preds;
     std::array<int32_t, kPipes> last{-1, -1, -1, -1};
+    int64_t block = -1;  // the block it belongs to
+    // Predecessors in other blocks' graphs: a cross-core wait (CrossCoreWaitFlag, IBWait, WaitPreBlock,
+    // GroupBarrier::Wait) follows the set it waited for. Ignored when that block ran in an earlier wave.
+    struct ExtPred {
+        uint32_t node;   // this graph's node
+        int64_t block;   // the other block
+        int32_t pred;    // its node
+    };
+    std::vector<ExtPred> ext;
 
     int32_t add(int pipe, double cycles, std::initializer_list<int32_t> after, uint32_t site, bool busy = true,
                 double gm_bytes = 0, int32_t sync_epoch = -1, uint8_t pool = 0) {
@@ -100,11 +109,14 @@ struct GmWrite {
     uint32_t site;
 };
 
-// GM bytes one block read or wrote in one SyncAll epoch (for the races between blocks).
+// GM bytes one block read or wrote in one SyncAll epoch (for the races between blocks). `phase`: the block's
+// cross-core phase (BlockCtx::xknown); `atomic`: a DataCopy to GM under SetAtomicAdd/Max/Min.
 struct GmAccess {
     uintptr_t lo, hi;
     int epoch;
     uint32_t site;
+    uint32_t phase = 0;
+    bool atomic = false;
 };
 
 // A SetL2CacheHint: copies of GM bytes [lo, hi) bypass L2 or not.
@@ -158,6 +170,9 @@ struct BlockCtx {
     std::vector<GmWrite> gm_writes;
     std::vector<GmAccess> race_writes, race_reads;
     std::vector<GmWrite> dcache_dirty;  // GM bytes GlobalTensor::SetValue left in the scalar data cache
+    // 64-byte lines DataCacheCleanAndInvalid dropped: the next GetValue there reads GM (a polled flag)
+    std::vector<uintptr_t> dcache_fresh;
+    uintptr_t polled = 0;  // the GM address of a polled read whose value is being read (gm_scalar_read_done)
     std::array<int, 32> live_tensors{};
     // timing, in cycles
     std::array<double, kPipes> t{};  // each pipe's time without the other blocks (GetSystemCycle, SyncAll)
@@ -169,6 +184,19 @@ struct BlockCtx {
     ScalarWork scalar;
     DataCache dcache;
     bool aborted = false;
+    // ---- memory, sync, atomics (issue 16) ----
+    uint8_t atomic_op = 0;        // AtomicOp of rt.h: what a DataCopy UB->GM does at GM
+    uint8_t atomic_type = 0;      // ElemType it computes in
+    bool atomic_store = false;    // the DataCopy now running is atomic (its GM writes are recorded so)
+    bool sync_access = false;     // a GM access that synchronises blocks (Read/WriteGmByPassDCache)
+    bool pad_set = false;         // SetPadValue: DataCopyPad's padding value when isPad is false
+    uint64_t pad_bits = 0;
+    // Cross-core happens-before: the block's accesses are numbered by phase (a phase ends at each cross-core set
+    // and wait); xknown[p][b] = the phases of block b known complete during phase p. Empty until the kernel
+    // uses a cross-core flag.
+    uint32_t xphase = 0;
+    std::vector<std::vector<uint32_t>> xknown;
+    std::map<std::pair<int, uint64_t>, uint64_t> xwaits;  // this block's waits so far, per flag
     // The latest API call site, readable from the watchdog thread (names where a hung block is).
     std::atomic<uint32_t> last_site{0};
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <queue>
 
 #include "state.h"
@@ -55,10 +56,27 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
             }
         }
     }
+    // Edges between blocks of this wave (a cross-core wait after its set); a set in an earlier wave is done.
+    std::vector<std::pair<uint32_t, uint32_t>> cross;  // (from, to)
+    {
+        std::map<int64_t, size_t> by_block;
+        for (size_t b = 0; b < graphs.size(); ++b) by_block[graphs[b]->block] = b;
+        for (size_t b = 0; b < graphs.size(); ++b) {
+            for (const auto& e : graphs[b]->ext) {
+                auto it = by_block.find(e.block);
+                if (it == by_block.end() || e.pred < 0 || size_t(e.pred) >= graphs[it->second]->nodes.size()) continue;
+                const uint32_t from = offset[it->second] + uint32_t(e.pred), to = offset[b] + e.node;
+                cross.push_back({from, to});
+                ++waiting[to];
+                ++succ_start[from + 1];
+            }
+        }
+    }
     for (uint32_t i = 0; i < total; ++i) succ_start[i + 1] += succ_start[i];
     succ.resize(succ_start[total]);
     {
         std::vector<uint32_t> fill(succ_start.begin(), succ_start.end() - 1);
+        for (const auto& [from, to] : cross) succ[fill[from]++] = to;
         for (size_t b = 0; b < graphs.size(); ++b) {
             const TimingGraph& g = *graphs[b];
             for (uint32_t i = 0; i < g.nodes.size(); ++i) {

@@ -1,8 +1,8 @@
 // Sources the simulator must refuse at compile time with one line naming the API or construct.
-//   ERR=1 SoftMax (high-level API)         ERR=2 GET_TILING_DATA (custom-op tiling macro)
+//   ERR=1 GroupNorm (a high-level API not provided) ERR=2 GET_TILING_DATA (custom-op tiling macro)
 //   ERR=3 Exp on bfloat16_t (no such dtype) ERR=4 DataCopyPad (fine on A2; refused with --soc Ascend310P3)
-//   ERR=5 the <<<>>> launch syntax outside a __CCE_KT_TEST__ guard
-//   ERR=6 an API the simulator lacks (SetAtomicAdd)  ERR=7 a double scalar for a float tensor
+//   ERR=5 a cube API (Mmad): the simulator models the vector core
+//   ERR=6 an API the simulator lacks (AllocMutexID)  ERR=7 a double scalar for a float tensor
 // ERR=0 compiles and runs clean. A line marked `// FAULT n` is where the error of ERR=n must be reported.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -38,13 +38,15 @@ extern "C" __global__ __aicore__ void cerr_kernel(GM_ADDR x, GM_ADDR z, GM_ADDR 
     DataCopy(a, xGm, N);
 #endif
     PipeBarrier<PIPE_ALL>();
-#if ERR == 6
-    SetAtomicAdd<T>();  // FAULT 6
+#if ERR == 5
+    Mmad(b, a, a, {});  // FAULT 5
+#elif ERR == 6
+    AllocMutexID();  // FAULT 6
 #elif ERR == 7
     Muls(a, a, 2.0, N);  // FAULT 7
 #endif
 #if ERR == 1
-    SoftMax<T>(b, a, a, a, buf.Get<uint8_t>(), {}, {});  // FAULT 1
+    GroupNorm<T>(b, a, a, a, buf.Get<uint8_t>(), {}, {});  // FAULT 1
 #else
     Exp(b, a, N);  // FAULT 3
 #endif
@@ -52,9 +54,3 @@ extern "C" __global__ __aicore__ void cerr_kernel(GM_ADDR x, GM_ADDR z, GM_ADDR 
     DataCopy(zGm, b, N);
 }
 
-#if ERR == 5
-void cerr_launch(uint32_t blockDim, void *stream, uint8_t *x, uint8_t *z, uint8_t *t)
-{
-    cerr_kernel<<<blockDim, nullptr, stream>>>(x, z, t);  // FAULT 5
-}
-#endif

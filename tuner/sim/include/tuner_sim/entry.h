@@ -47,4 +47,6 @@ TUNER_SIM_UNCHARGED int register_fn(const char* name, void (*)(A...)) {
 
 }  // namespace tuner_sim
 
-#define TUNER_SIM_ENTRY(fn) static const int tuner_sim_entry_registered = tuner_sim::register_fn<&fn>(#fn, &fn);
+// Variadic: a kernel template's arguments hold commas (`TUNER_SIM_ENTRY(add<512, 128>)`).
+#define TUNER_SIM_ENTRY(...) \
+    static const int tuner_sim_entry_registered = tuner_sim::register_fn<&__VA_ARGS__>(#__VA_ARGS__, &__VA_ARGS__);

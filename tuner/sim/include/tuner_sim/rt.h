@@ -97,6 +97,8 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access);  // GetValue
 // GetValue/SetValue on GM, through the scalar data cache; `charged` false: ordering and checks only (the
 // software SyncAll's workspace reads, costed by sync_all_us).
 void gm_scalar_access(const void* addr, uint64_t bytes, Access access, bool charged = true);
+// After GetValue has read GM: a read of a flag another block polled for acquires what that block released.
+void gm_scalar_read_done();
 void sync_all();
 // Queue events: producer pipe -> consumer pipe through a buffer slot.
 void queue_slot_event(uint64_t token, int from_pipe);
@@ -239,5 +241,143 @@ LaunchOptions& launch_options();
 // whole launch; returns the number of faults.
 using KernelBody = void (*)(void* closure);
 int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block_dim);
+
+}  // namespace tuner_sim
+
+// ---- data rearrangement (issue 16) ----
+// The Gather family, GatherMask, Transpose, Sort32/MrgSort and Interleave (runtime/rearrange.cpp), and the
+// extra element-wise and reduce instructions that reuse the vector repeat machinery (runtime/ops.cpp).
+namespace tuner_sim {
+
+// Element-wise instructions outside VecKind, run through vec_exec's mask/repeat/stride resolution: the
+// descriptor's kind gives the operand shape (Scalar: dst, src0, scalar; Fill: dst only).
+enum class VecExtOp : uint8_t { ShiftLeft, ShiftRight, ShiftRightRound, Axpy, VecIndex };
+void vec_ext_exec(const VecDesc& d, VecExtOp op);
+// PairReduceSum / ReducePairElem<SUM>: lanes (2k, 2k+1) of each repeat summed into element k of the repeat's
+// 128-byte destination slot (dst_rep_stride in units of 128 bytes).
+void pair_reduce_exec(const ReduceDesc& d);
+// The reduce special registers (GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr): what the block's last
+// ReduceSum count form, or ReduceRepeat<MAX|MIN> / ReduceMax / ReduceMin, left there.
+double reduce_sum_spr();
+double reduce_maxmin_spr(uint64_t* index);
+
+// Gather (elements by byte offset; count or mask/repeat form) and Gatherb (32-byte blocks by byte offset).
+struct GatherDesc {
+    const char* api;
+    ElemType type;
+    VecOperand dst, src, offset;
+    uint32_t base_addr;   // Gather: bytes added to every offset
+    bool by_block;        // Gatherb
+    bool count_form;
+    uint64_t count;
+    bool mask_bits;
+    uint64_t mask_hi, mask_lo;
+    uint32_t repeat;
+    uint32_t dst_blk_stride, dst_rep_stride;  // 32-byte blocks
+};
+void gather_exec(const GatherDesc& d);
+
+// GatherMask: the elements whose pattern bit is set, packed into dst; returns how many were kept.
+struct GatherMaskDesc {
+    const char* api;
+    ElemType type;
+    VecOperand dst, src0, pattern;
+    uint8_t builtin;           // 1..7: a built-in pattern; 0: the `pattern` tensor
+    bool counter;              // reduceMode true: `mask` elements per repeat
+    uint32_t mask;
+    uint32_t repeat;
+    uint32_t src0_blk_stride, src0_rep_stride, src1_rep_stride;  // 32-byte blocks
+};
+uint64_t gather_mask_exec(const GatherMaskDesc& d);
+
+enum class TransposeKind : uint8_t { B16, Nchw2Nhwc, Nhwc2Nchw };
+struct TransposeDesc {
+    const char* api;
+    TransposeKind kind;
+    ElemType type;
+    VecOperand dst, src, tmp;
+    bool has_tmp;
+    uint32_t tmp_bytes;  // the tensor's size in bytes (LocalTensor::GetSize)
+    uint16_t n, c, h, w;
+};
+void transpose_exec(const TransposeDesc& d);
+
+// Sort32: 32 (score, index) pairs per repeat, sorted by score, descending, into 8-byte entries.
+void sort32_exec(const char* api, ElemType t, const VecOperand& dst, const VecOperand& score, const VecOperand& index,
+                 uint32_t repeat);
+struct MrgSortDesc {
+    const char* api;
+    ElemType type;
+    VecOperand dst;
+    VecOperand src[4];
+    uint16_t lengths[4];  // entries per queue
+    bool exhausted_suspension;
+    uint16_t valid_bits;
+    uint32_t repeat;
+    uint32_t entry_bytes;  // 0: MrgSort's 8-byte (score, index) entries; MrgSort4: a region proposal (8 elements)
+    uint32_t score_off;    // byte offset of the score in an entry
+};
+void mrg_sort_exec(const MrgSortDesc& d);
+void mrg_sort_result(uint16_t counts[4]);  // GetMrgSortResult: entries taken from each queue by the last MrgSort
+// Region proposals (310P AI Core): 8 elements each, [x1, y1, x2, y2, score, label, reserved, reserved].
+// ProposalConcat writes src[i] into element `mode` of proposal i, ProposalExtract the reverse (16 a repeat);
+// RpSort16 sorts each repeat's 16 proposals by score, descending.
+enum class ProposalOp : uint8_t { Concat, Extract, Sort16 };
+void proposal_exec(const char* api, ProposalOp op, ElemType t, const VecOperand& dst, const VecOperand& src,
+                   uint32_t repeat, int32_t mode);
+
+// Interleave (dst0||dst1 = src0[0], src1[0], src0[1], ...) and DeInterleave (dst0 = even, dst1 = odd elements of
+// src0||src1, or of src0 alone when src1 is absent).
+void interleave_exec(const char* api, bool de, ElemType t, const VecOperand& dst0, const VecOperand& dst1,
+                     const VecOperand& src0, const VecOperand* src1, uint64_t count);
+
+// TransDataTo5HD, 2-byte elements: each repeat transposes the 16 x 16 matrix whose row i is the 32-byte block at
+// src_off[i] into the blocks at dst_off[j] (dst block j, element i = src block i, element j). Offsets in bytes;
+// each block's bounds are its *_end.
+void trans_5hd_exec(const char* api, ElemType t, const uint32_t dst_off[16], const uint32_t dst_end[16],
+                    const uint32_t src_off[16], const uint32_t src_end[16], uint32_t repeat, uint32_t dst_rep_stride,
+                    uint32_t src_rep_stride);
+
+// The 128-bit CmpMask register: Compare's register form (one repeat, no destination tensor; d.kind Compare)
+// writes it, GetCmpMask copies it to UB (16 bytes), SetCmpMask loads it from UB (16 bytes).
+void cmp_mask_compare(const VecDesc& d);
+void cmp_mask_get(const char* api, const VecOperand& dst);
+void cmp_mask_set(const char* api, const VecOperand& src);
+
+}  // namespace tuner_sim
+
+// ---- memory, sync, atomics (issue 16) ----
+namespace tuner_sim {
+
+// A static-Tensor tile (LocalTensor(pos, addr, tileSize), LocalMemAllocator::Alloc) at UB byte `addr`: faults
+// misaligned when addr is not 32-byte aligned, ub-overflow when it ends past `limit` (GetUBSizeInBytes()).
+void ub_static_tensor(uint32_t addr, uint64_t bytes, uint32_t limit, const char* what);
+// InitSocState: mask in normal mode and all ones, DMA atomics off.
+void init_soc_state();
+// What a DataCopy UB->GM does at GM (SetAtomicAdd / SetAtomicMax / SetAtomicMin / DisableDmaAtomic).
+enum class AtomicOp : uint8_t { None = 0, Add, Max, Min };
+void set_atomic(uint8_t op, ElemType type);
+void set_atomic_type(ElemType type);
+// DataCopy / DataCopyPad UB->GM: atomic under SetAtomic*, a plain data_copy otherwise.
+void gm_store(const CopyDesc& d);
+// ReadGmByPassDCache / WriteGmByPassDCache.
+void gm_bypass_access(const void* addr, uint64_t bytes, Access access);
+void data_sync_barrier();
+// Faults out-of-bounds unless [addr, addr + bytes) lies in one GM buffer (a sync workspace).
+void gm_check_range(const void* addr, uint64_t bytes, const char* what);
+// Cross-core flags: the waits block until the sets they need have happened (a wait that can never be met is a
+// deadlock fault), follow them in the timing model, and order GM accesses between the blocks.
+void cross_core_set_flag(int mode, int pipe, int flag_id);
+void cross_core_wait_flag(int mode, int flag_id);
+void ib_set(const void* gm, int64_t block_idx, int event_id);
+void ib_wait(const void* gm, int64_t block_idx, int event_id);
+void notify_next_block(const void* gm);
+void wait_pre_block(const void* gm);
+void group_arrive(const void* gm, uint32_t arrive_size, uint32_t wait_size, uint32_t index);
+void group_wait(const void* gm, uint32_t arrive_size, uint32_t wait_size, uint32_t index);
+void sync_some(const void* gm, int64_t used_cores);
+// SetPadValue: the value DataCopyPad (GM->UB, isPad false) fills its padding with; false until one is set.
+void set_pad_value(uint64_t bits);
+bool pad_value(uint64_t* bits);
 
 }  // namespace tuner_sim

@@ -73,8 +73,20 @@ public:
     static_assert(src <= PIPE_MTE3 && dst <= PIPE_MTE3, "TQueSync: a vector core has S, V, MTE2, MTE3");
 };
 
-template <bool isAIVOnly = true>
+// SyncAll.md: the pipes that trigger and wait for the hardware SyncAll (MTE2, MTE3 or PIPE_ALL). The
+// simulator waits for every pipe whatever the config (the ordering it checks is the PIPE_ALL one).
+struct SyncAllConfig {
+    pipe_t triggerPipe;
+    pipe_t waitPipe;
+};
+constexpr SyncAllConfig DEFAULT_SYNC_ALL_CONFIG = {PIPE_ALL, PIPE_ALL};
+
+template <bool isAIVOnly = true, const SyncAllConfig& config = DEFAULT_SYNC_ALL_CONFIG>
 TUNER_SIM_UNCHARGED __aicore__ inline void SyncAll(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert((config.triggerPipe == PIPE_MTE2 || config.triggerPipe == PIPE_MTE3 ||
+                   config.triggerPipe == PIPE_ALL) &&
+                      (config.waitPipe == PIPE_MTE2 || config.waitPipe == PIPE_MTE3 || config.waitPipe == PIPE_ALL),
+                  "SyncAll: SyncAllConfig pipes are PIPE_MTE2, PIPE_MTE3 or PIPE_ALL");
     tuner_sim::api_begin("SyncAll", loc);
     tuner_sim::sync_all();
 }
@@ -88,6 +100,16 @@ __aicore__ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const L
         tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
                          "SyncAll: ubWorkspace holds %u bytes, needs %lld (32 bytes per block)",
                          unsigned(ubWorkspace.GetSize() * sizeof(int32_t)), (long long)(cores * 32));
+    }
+    if (cores > tuner_sim::block_num()) {
+        tuner_sim::fault(tuner_sim::FaultClass::Unsupported, "SyncAll: usedCores %d exceeds the %lld blocks launched",
+                         int(usedCores), (long long)tuner_sim::block_num());
+    }
+    if (cores < tuner_sim::block_num()) {  // only blocks 0..usedCores-1 meet (SyncAll.md, usedCores)
+        tuner_sim::gm_check_range(gmWorkspace.GetPhyAddr(), uint64_t(tuner_sim::block_num()) * 32,
+                                  "SyncAll: gmWorkspace (GetBlockNum() * 32 bytes)");
+        tuner_sim::sync_some(gmWorkspace.GetPhyAddr(), cores);
+        return;
     }
     tuner_sim::gm_scalar_access(gmWorkspace.GetPhyAddr(), uint64_t(cores) * 32, tuner_sim::Access::Read,
                                 false);

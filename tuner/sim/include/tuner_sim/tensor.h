@@ -2,6 +2,16 @@
 #pragma once
 #include "types.h"
 
+// UB bytes a kernel may address (GetUBSizeInBytes.md: 248 KB on Ascend 950; the whole UB elsewhere). Here, not
+// in types.h: the generated support header defines __NPU_ARCH__ after it includes types.h.
+#if defined(__NPU_ARCH__) && __NPU_ARCH__ == 3510
+constexpr uint32_t TUNER_SIM_UB_SIZE_BYTES = 253952;
+#elif defined(__NPU_ARCH__) && __NPU_ARCH__ == 2002
+constexpr uint32_t TUNER_SIM_UB_SIZE_BYTES = 262144;
+#else
+constexpr uint32_t TUNER_SIM_UB_SIZE_BYTES = 196608;
+#endif
+
 namespace AscendC {
 
 template <typename T>
@@ -23,7 +33,9 @@ public:
     __aicore__ inline T GetValue(const uint64_t offset, tuner_sim::Loc loc = tuner_sim::Loc::here()) const {
         tuner_sim::api_site("GlobalTensor::GetValue", loc);
         tuner_sim::gm_scalar_access(addr_ + offset, sizeof(T), tuner_sim::Access::Read);
-        return addr_[offset];
+        const T value = addr_[offset];
+        tuner_sim::gm_scalar_read_done();
+        return value;
     }
     TUNER_SIM_UNCHARGED
     __aicore__ inline void SetValue(const uint64_t offset, T value, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
@@ -58,6 +70,19 @@ class LocalTensor {
 public:
     using PrimType = T;
     TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor() = default;
+    // Static Tensor programming: `tileSize` elements at UB byte address `addr` (LocalTensor构造函数.md: addr in
+    // [0, the UB size), 32-byte aligned; addr plus the tile's bytes within the UB).
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize,
+                                  tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_site("LocalTensor", loc);
+        const uint64_t bytes = uint64_t(tileSize) * sizeof(T);
+        tuner_sim::ub_static_tensor(addr, bytes, TUNER_SIM_UB_SIZE_BYTES, "LocalTensor(pos, addr, tileSize)");
+        off_ = addr;
+        size_ = tileSize;
+        buf_end_ = static_cast<uint32_t>(addr + bytes);
+        pos_ = pos;
+    }
 
     TUNER_SIM_UNCHARGED
     __aicore__ inline T GetValue(const uint32_t index, tuner_sim::Loc loc = tuner_sim::Loc::here()) const {
@@ -140,6 +165,51 @@ private:
     uint32_t buf_end_ = 0;
     TPosition pos_ = TPosition::VECCALC;
     int32_t tag_ = 0;
+};
+
+
+// Static Tensor programming's UB allocator (LocalMemAllocator简介.md, Alloc.md, GetCurAddr-72.md): hands out
+// consecutive UB tiles from address 0, each rounded up to 32 bytes so the next one stays aligned. Only UB
+// exists on a vector core; a tile past the UB is a ub-overflow.
+template <Hardware hard = Hardware::UB>
+class LocalMemAllocator {
+    static_assert(hard == Hardware::UB, "LocalMemAllocator: the simulated vector core has only the UB (Hardware::UB)");
+
+public:
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalMemAllocator() = default;
+    TUNER_SIM_UNCHARGED __aicore__ inline uint32_t GetCurAddr() const { return cur_; }
+
+    template <class DataType, uint32_t tileSize>
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor<DataType> Alloc(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        return take<DataType>(TPosition::VECCALC, tileSize, loc);
+    }
+    template <TPosition pos, class DataType, uint32_t tileSize>
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor<DataType> Alloc(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        return take<DataType>(pos, tileSize, loc);
+    }
+    template <class DataType>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline LocalTensor<DataType> Alloc(uint32_t tileSize, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        return take<DataType>(TPosition::VECCALC, tileSize, loc);
+    }
+    template <TPosition pos, class DataType>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline LocalTensor<DataType> Alloc(uint32_t tileSize, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        return take<DataType>(pos, tileSize, loc);
+    }
+
+private:
+    template <class DataType>
+    TUNER_SIM_UNCHARGED LocalTensor<DataType> take(TPosition pos, uint32_t tileSize, tuner_sim::Loc loc) {
+        tuner_sim::api_site("LocalMemAllocator::Alloc", loc);
+        const uint64_t bytes = uint64_t(tileSize) * sizeof(DataType);
+        tuner_sim::ub_static_tensor(cur_, bytes, TUNER_SIM_UB_SIZE_BYTES, "LocalMemAllocator::Alloc");
+        LocalTensor<DataType> t;
+        t.tuner_bind(cur_, tileSize, static_cast<uint32_t>(cur_ + bytes), pos);
+        cur_ = static_cast<uint32_t>((cur_ + bytes + 31) / 32 * 32);
+        return t;
+    }
+    uint32_t cur_ = 0;
 };
 
 }  // namespace AscendC

@@ -153,15 +153,16 @@ public:
     }
     TUNER_SIM_UNCHARGED __aicore__ inline void FreeAllEvent() {}
 
-    // Simulator plumbing, called by TPipe::InitBuffer.
-    TUNER_SIM_UNCHARGED void tuner_init(uint8_t num, uint32_t len) {
+    // Simulator plumbing, called by TPipe::InitBuffer (and TBufPool::InitBuffer, which passes the UB offset
+    // it carved, `at`).
+    TUNER_SIM_UNCHARGED void tuner_init(uint8_t num, uint32_t len, int64_t at = -1) {
         if (num == 0 || num > tuner_sim::kMaxQueueSlots) {
             tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "InitBuffer: %u buffers for one queue (1..%d)",
                              unsigned(num), tuner_sim::kMaxQueueSlots);
         }
         len_ = (len + 31u) / 32u * 32u;
         num_ = num;
-        base_ = tuner_sim::ub_alloc(uint32_t(num) * len_, "InitBuffer(queue)");
+        base_ = at >= 0 ? uint32_t(at) : tuner_sim::ub_alloc(uint32_t(num) * len_, "InitBuffer(queue)");
         for (auto& s : state_) s = kFree;
         head_ = count_ = 0;
         next_alloc_ = 0;
@@ -253,9 +254,9 @@ public:
         t.tuner_bind(base_ + bufOffset, size, base_ + len_, pos);
         return t;
     }
-    TUNER_SIM_UNCHARGED void tuner_init(uint32_t len) {
+    TUNER_SIM_UNCHARGED void tuner_init(uint32_t len, int64_t at = -1) {
         len_ = (len + 31u) / 32u * 32u;
-        base_ = tuner_sim::ub_alloc(len_, "InitBuffer(TBuf)");
+        base_ = at >= 0 ? uint32_t(at) : tuner_sim::ub_alloc(len_, "InitBuffer(TBuf)");
     }
 
 private:
@@ -267,6 +268,111 @@ private:
     }
     uint32_t base_ = 0;
     uint32_t len_ = 0;
+};
+
+// A resource pool carved from the TPipe's UB (TBufPool简介.md, TBufPool构造函数.md, InitBufPool-55.md,
+// InitBuffer-56.md, Reset-57.md): queues, TBufs and nested pools are given consecutive 32-byte-rounded pieces
+// of it; a pool made with a `shareBuf` starts where that one does (at most its length) so two stages reuse
+// the same UB. At most `bufIDSize` buffers (a queue's `num` counts each) per pool.
+template <TPosition pos = TPosition::VECCALC, uint32_t bufIDSize = 4>
+class TBufPool {
+    static_assert(bufIDSize >= 1 && bufIDSize <= 16, "TBufPool: bufIDSize is 1..16");
+
+public:
+    TUNER_SIM_UNCHARGED __aicore__ inline TBufPool() = default;
+    template <class T>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline bool InitBuffer(T& que, uint8_t num, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TBufPool::InitBuffer", loc);
+        const uint32_t rounded = (len + 31u) / 32u * 32u;
+        const int64_t at = carve(uint64_t(num) * rounded, num, "InitBuffer(queue)");
+        que.tuner_init(num, len, at);
+        return true;
+    }
+    template <TPosition bufPos>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline bool InitBuffer(TBuf<bufPos>& buf, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TBufPool::InitBuffer", loc);
+        const int64_t at = carve((uint64_t(len) + 31u) / 32u * 32u, 1, "InitBuffer(TBuf)");
+        buf.tuner_init(len, at);
+        return true;
+    }
+    template <class T>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline bool InitBufPool(T& bufPool, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TBufPool::InitBufPool", loc);
+        const uint32_t rounded = (len + 31u) / 32u * 32u;
+        bufPool.tuner_setup(uint32_t(carve(rounded, 0, "InitBufPool")), rounded);
+        return true;
+    }
+    template <class T, class U>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf,
+                                       tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TBufPool::InitBufPool", loc);
+        require_init("InitBufPool");
+        bufPool.tuner_share(shareBuf, len);
+        return true;
+    }
+    // Ends the pool's work in flight before another pool reuses its UB: every pipe waits for it (modelled as
+    // PipeBarrier<PIPE_ALL>). Its buffers stay allocated.
+    TUNER_SIM_UNCHARGED __aicore__ inline void Reset(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TBufPool::Reset", loc);
+        tuner_sim::pipe_barrier(-1);
+    }
+
+    // Simulator plumbing (TPipe::InitBufPool and the pools' own InitBufPool).
+    TUNER_SIM_UNCHARGED void tuner_setup(uint32_t base, uint32_t len) {
+        base_ = base;
+        len_ = len;
+        used_ = 0;
+        bufs_ = 0;
+    }
+    template <class U>
+    TUNER_SIM_UNCHARGED void tuner_share(const U& other, uint32_t len) {
+        const uint32_t rounded = (len + 31u) / 32u * 32u;
+        if (other.tuner_len() == 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "InitBufPool: the pool to share (shareBuf) was never initialised");
+        }
+        if (rounded > other.tuner_len()) {
+            tuner_sim::fault(tuner_sim::FaultClass::UbOverflow,
+                             "InitBufPool: %u bytes shared with a pool of %u bytes; the length must not exceed the "
+                             "shared pool's", rounded, other.tuner_len());
+        }
+        tuner_setup(other.tuner_base(), rounded);
+    }
+    TUNER_SIM_UNCHARGED uint32_t tuner_base() const { return base_; }
+    TUNER_SIM_UNCHARGED uint32_t tuner_len() const { return len_; }
+
+private:
+    TUNER_SIM_UNCHARGED void require_init(const char* api) const {
+        if (len_ == 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "TBufPool::%s on a pool that was never initialised (TPipe::InitBufPool missing)", api);
+        }
+    }
+    TUNER_SIM_UNCHARGED int64_t carve(uint64_t bytes, uint32_t buffers, const char* what) {
+        require_init(what);
+        if (used_ + bytes > len_) {
+            tuner_sim::fault(tuner_sim::FaultClass::UbOverflow,
+                             "TBufPool %s: %llu more bytes make %llu bytes in a pool of %u bytes", what,
+                             (unsigned long long)bytes, (unsigned long long)(used_ + bytes), len_);
+        }
+        if (bufs_ + buffers > bufIDSize) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "TBufPool %s: %u more buffers make %u; the pool's bufIDSize allows %u", what, buffers,
+                             bufs_ + buffers, unsigned(bufIDSize));
+        }
+        const uint32_t at = base_ + uint32_t(used_);
+        used_ += bytes;
+        bufs_ += buffers;
+        return at;
+    }
+    uint32_t base_ = 0;
+    uint32_t len_ = 0;
+    uint64_t used_ = 0;
+    uint32_t bufs_ = 0;
 };
 
 class TPipe {
@@ -291,6 +397,23 @@ public:
     __aicore__ inline bool InitBuffer(TBuf<pos>& buf, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TPipe::InitBuffer", loc);
         buf.tuner_init(len);
+        return true;
+    }
+    // A TBufPool carved from UB (TPipe/InitBufPool.md); with `shareBuf`, it reuses that pool's start and length.
+    template <class T>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline bool InitBufPool(T& bufPool, uint32_t len, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TPipe::InitBufPool", loc);
+        const uint32_t rounded = (len + 31u) / 32u * 32u;
+        bufPool.tuner_setup(tuner_sim::ub_alloc(rounded, "InitBufPool"), rounded);
+        return true;
+    }
+    template <class T, class U>
+    TUNER_SIM_UNCHARGED
+    __aicore__ inline bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf,
+                                       tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_begin("TPipe::InitBufPool", loc);
+        bufPool.tuner_share(shareBuf, len);
         return true;
     }
     template <HardEvent evt>
@@ -325,3 +448,6 @@ private:
 TUNER_SIM_UNCHARGED __aicore__ inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(tuner_sim::current_tpipe()); }
 
 }  // namespace AscendC
+
+// CANN declares GetTPipePtr at global scope as well (asc-devkit examples call it unqualified).
+using AscendC::GetTPipePtr;

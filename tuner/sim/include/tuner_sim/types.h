@@ -52,6 +52,12 @@ enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_OUT = 0, CACHELINE_UB, CACHELINE_ALL, CACHELINE_ATOMIC };
 enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
 enum class KernelMode : uint8_t { MIX_MODE = 0, AIC_MODE, AIV_MODE, MIX_AIC_1_1 };
+// Physical memories (LocalMemAllocator构造函数.md); the simulated vector core has GM and UB.
+enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
+// MemDsbT of DataSyncBarrier(ISASI).md: which accesses the barrier waits for.
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+// PipeMode of GroupBarrier构造函数.md.
+enum class PipeMode : uint8_t { SCALAR_MODE = 0, MTE3_MODE = 1, MAX };
 
 constexpr uint64_t MASK_PLACEHOLDER = 0;
 constexpr int32_t DEFAULT_BLK_NUM = 8;

@@ -396,6 +396,55 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
     tuner_sim::api_begin("Compare", loc);
     detail::compare_repeat(dst, src0, src1, cmpMode, detail::lanes<T>(mask), repeatTime, p, isSetMask);
 }
+// The register form (比较与选择/Compare（结果存入寄存器）.md): one 256-byte repeat of half or float into the 128-bit
+// CmpMask register, read back with GetCmpMask or set with SetCmpMask (GetCmpMask(ISASI).md, SetCmpMask(ISASI).md).
+namespace detail {
+template <typename T>
+TUNER_SIM_UNCHARGED
+inline void compare_register(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, Lanes m,
+                             const BinaryRepeatParams& p, bool isSetMask) {
+    auto d = desc("Compare", tuner_sim::VecKind::Compare, uint8_t(cmpMode), tuner_sim::InstrClass::Binary);
+    d.src0 = operand(src0, p.src0BlkStride, p.src0RepStride);
+    d.src1 = operand(src1, p.src1BlkStride, p.src1RepStride);
+    d.dst = d.src0;
+    set_mask(d, m, 1, isSetMask);
+    tuner_sim::cmp_mask_compare(d);
+}
+}  // namespace detail
+template <typename T, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                               const uint64_t mask[], const BinaryRepeatParams& repeatParams,
+                               tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Compare, T);
+    static_assert(tuner_sim::is_one_of<T, half, float>, "Compare (result in CmpMask): takes half or float");
+    tuner_sim::api_begin("Compare", loc);
+    detail::compare_register(src0, src1, cmpMode, detail::lanes<T>(mask), repeatParams, isSetMask);
+}
+template <typename T, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                               const uint64_t mask, const BinaryRepeatParams& repeatParams,
+                               tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(Compare, T);
+    static_assert(tuner_sim::is_one_of<T, half, float>, "Compare (result in CmpMask): takes half or float");
+    tuner_sim::api_begin("Compare", loc);
+    detail::compare_register(src0, src1, cmpMode, detail::lanes(mask), repeatParams, isSetMask);
+}
+template <typename T>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void GetCmpMask(const LocalTensor<T>& dst, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(GetCmpMask, T);
+    tuner_sim::api_begin("GetCmpMask", loc);
+    tuner_sim::cmp_mask_get("GetCmpMask", detail::operand(dst));
+}
+template <typename T>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void SetCmpMask(const LocalTensor<T>& src, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(SetCmpMask, T);
+    tuner_sim::api_begin("SetCmpMask", loc);
+    tuner_sim::cmp_mask_set("SetCmpMask", detail::operand(src));
+}
 template <typename T, typename U>
 TUNER_SIM_UNCHARGED
 __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar,
@@ -612,6 +661,323 @@ TUNER_SIM_BLOCK_REDUCE(BlockReduceSum, Sum)
 TUNER_SIM_BLOCK_REDUCE(BlockReduceMax, Max)
 TUNER_SIM_BLOCK_REDUCE(BlockReduceMin, Min)
 #undef TUNER_SIM_BLOCK_REDUCE
+
+// ---- the templated reduce family (asc-devkit 归约计算/ReduceRepeat.md, ReduceDataBlock.md, ReducePairElem.md) and
+// the older names PairReduceSum / RepeatReduceSum (CANN 8 API pages). On A2/A3 dst and src share one type.
+enum class ReduceType { NONE = -1, SUM = 0, MAX, MIN };
+namespace detail {
+template <ReduceType R>
+constexpr tuner_sim::ReduceKind reduce_kind() {
+    static_assert(R != ReduceType::NONE, "ReduceType::NONE is not a reduction");
+    return R == ReduceType::SUM ? tuner_sim::ReduceKind::Sum
+                                : (R == ReduceType::MAX ? tuner_sim::ReduceKind::Max : tuner_sim::ReduceKind::Min);
+}
+// PairReduceSum / ReducePairElem: the mask handling of reduce_strided, then the pair reduction.
+template <typename T>
+TUNER_SIM_UNCHARGED
+inline void pair_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, Lanes m,
+                        int32_t repeat, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride,
+                        bool isSetMask) {
+    auto d = reduce_desc(api, tuner_sim::ReduceKind::Sum, tuner_sim::ReduceForm::PerRepeat, dst, src);
+    d.src.blk_stride = uint32_t(srcBlkStride);
+    d.src.rep_stride = uint32_t(srcRepStride);
+    d.mask_bits = m.bits;
+    d.mask_lo = m.lo;
+    d.mask_hi = m.hi;
+    d.repeat = uint32_t(repeat < 0 ? 0 : repeat);
+    d.dst_rep_stride = uint32_t(dstRepStride);
+    if (!isSetMask) {
+        d.use_mask_register = true;
+    } else if (m.bits) {
+        tuner_sim::mask_state().lo = m.lo;
+        tuner_sim::mask_state().hi = m.hi;
+    } else {
+        mask_register_set_lanes(m.lo);
+    }
+    tuner_sim::pair_reduce_exec(d);
+}
+}  // namespace detail
+
+#define TUNER_SIM_TEMPLATED_REDUCE(MASK_T, LANES)                                                           \
+    template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>                         \
+    TUNER_SIM_UNCHARGED                                                                                     \
+    __aicore__ inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, MASK_T mask,  \
+                                        const int32_t repeatTime, const int32_t dstRepStride,               \
+                                        const int32_t srcBlkStride, const int32_t srcRepStride,             \
+                                        ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,                 \
+                                        tuner_sim::Loc loc = tuner_sim::Loc::here()) {                      \
+        static_assert(std::is_same_v<T, U>, "ReduceRepeat: dst and src must have one element type on "      \
+                                            TUNER_SIM_SOC_NAME);                                            \
+        TUNER_SIM_REQUIRE(ReduceRepeat, T);                                                                 \
+        tuner_sim::api_begin("ReduceRepeat", loc);                                                          \
+        detail::reduce_strided("ReduceRepeat", detail::reduce_kind<reduceType>(),                           \
+                               tuner_sim::ReduceForm::PerRepeat, dst, src, LANES, repeatTime, dstRepStride, \
+                               srcBlkStride, srcRepStride,                                                  \
+                               reduceType == ReduceType::SUM ? uint8_t(ReduceOrder::ORDER_ONLY_VALUE)       \
+                                                             : uint8_t(order),                              \
+                               isSetMask);                                                                  \
+    }                                                                                                       \
+    template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>                         \
+    TUNER_SIM_UNCHARGED                                                                                     \
+    __aicore__ inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, MASK_T mask, \
+                                           const int32_t repeatTime, const int32_t dstRepStride,            \
+                                           const int32_t srcBlkStride, const int32_t srcRepStride,          \
+                                           tuner_sim::Loc loc = tuner_sim::Loc::here()) {                   \
+        static_assert(std::is_same_v<T, U>, "ReduceDataBlock: dst and src must have one element type on "   \
+                                            TUNER_SIM_SOC_NAME);                                            \
+        TUNER_SIM_REQUIRE(ReduceDataBlock, T);                                                              \
+        tuner_sim::api_begin("ReduceDataBlock", loc);                                                       \
+        detail::reduce_strided("ReduceDataBlock", detail::reduce_kind<reduceType>(),                        \
+                               tuner_sim::ReduceForm::PerBlock, dst, src, LANES, repeatTime, dstRepStride,  \
+                               srcBlkStride, srcRepStride, 0, isSetMask);                                   \
+    }                                                                                                       \
+    template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>                         \
+    TUNER_SIM_UNCHARGED                                                                                     \
+    __aicore__ inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, MASK_T mask, \
+                                          const int32_t repeatTime, const int32_t dstRepStride,             \
+                                          const int32_t srcBlkStride, const int32_t srcRepStride,           \
+                                          tuner_sim::Loc loc = tuner_sim::Loc::here()) {                    \
+        static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only");       \
+        static_assert(std::is_same_v<T, U>, "ReducePairElem: dst and src must have one element type");     \
+        TUNER_SIM_REQUIRE(ReducePairElem, T);                                                               \
+        tuner_sim::api_begin("ReducePairElem", loc);                                                        \
+        detail::pair_reduce("ReducePairElem", dst, src, LANES, repeatTime, dstRepStride, srcBlkStride,      \
+                            srcRepStride, isSetMask);                                                       \
+    }
+TUNER_SIM_TEMPLATED_REDUCE(const int32_t, detail::lanes(uint64_t(mask)))
+TUNER_SIM_TEMPLATED_REDUCE(const uint64_t*, detail::lanes<T>(mask))
+#undef TUNER_SIM_TEMPLATED_REDUCE
+
+#define TUNER_SIM_PAIR_REDUCE(MASK_T, LANES)                                                                 \
+    template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
+    __aicore__ inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,              \
+                                         const int32_t repeatTime, MASK_T mask, const int32_t dstRepStride, \
+                                         const int32_t srcBlkStride, const int32_t srcRepStride,            \
+                                         tuner_sim::Loc loc = tuner_sim::Loc::here()) {                     \
+        TUNER_SIM_REQUIRE(PairReduceSum, T);                                                                \
+        tuner_sim::api_begin("PairReduceSum", loc);                                                         \
+        detail::pair_reduce("PairReduceSum", dst, src, LANES, repeatTime, dstRepStride, srcBlkStride,       \
+                            srcRepStride, isSetMask);                                                       \
+    }
+TUNER_SIM_PAIR_REDUCE(const int32_t, detail::lanes(uint64_t(mask)))
+TUNER_SIM_PAIR_REDUCE(const uint64_t*, detail::lanes<T>(mask))
+#undef TUNER_SIM_PAIR_REDUCE
+
+// RepeatReduceSum: one sum per repeat, continuous mask only; dstBlkStride has no effect; dstRepStride counts
+// dst elements.
+template <typename T, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                                       const int32_t mask, const int32_t dstBlkStride, const int32_t srcBlkStride,
+                                       const int32_t dstRepStride, const int32_t srcRepStride,
+                                       tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(RepeatReduceSum, T);
+    tuner_sim::api_begin("RepeatReduceSum", loc);
+    detail::reduce_strided("RepeatReduceSum", tuner_sim::ReduceKind::Sum, tuner_sim::ReduceForm::PerRepeat, dst, src,
+                           detail::lanes(uint64_t(mask)), repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                           uint8_t(ReduceOrder::ORDER_ONLY_VALUE), isSetMask);
+}
+
+// The reduce special registers (asc-devkit 归约计算辅助配置接口): the sum left by ReduceSum's count form, and the
+// extreme (and its index, as the element type's bits) left by ReduceRepeat<MAX|MIN> / ReduceMax / ReduceMin.
+template <typename T>
+TUNER_SIM_UNCHARGED __aicore__ inline T GetReduceRepeatSumSpr(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(GetReduceRepeatSumSpr, T);
+    tuner_sim::api_begin("GetReduceRepeatSumSpr", loc);
+    return static_cast<T>(static_cast<float>(tuner_sim::reduce_sum_spr()));
+}
+template <typename T>
+TUNER_SIM_UNCHARGED __aicore__ inline T GetAccVal(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    return GetReduceRepeatSumSpr<T>(loc);
+}
+namespace detail {
+template <typename T>
+TUNER_SIM_UNCHARGED inline void index_bits_as(T& out, uint64_t index) {
+    if constexpr (sizeof(T) == 2) {
+        const uint16_t v = uint16_t(index);
+        std::memcpy(&out, &v, 2);
+    } else {
+        const uint32_t v = uint32_t(index);
+        std::memcpy(&out, &v, 4);
+    }
+}
+}  // namespace detail
+template <typename T>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void GetReduceRepeatMaxMinSpr(T& maxMinValue, T& maxMinIndex,
+                                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(GetReduceRepeatMaxMinSpr, T);
+    tuner_sim::api_begin("GetReduceRepeatMaxMinSpr", loc);
+    uint64_t index = 0;
+    maxMinValue = static_cast<T>(static_cast<float>(tuner_sim::reduce_maxmin_spr(&index)));
+    detail::index_bits_as(maxMinIndex, index);
+}
+template <typename T>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex,
+                                            tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    GetReduceRepeatMaxMinSpr<T>(maxMinValue, maxMinIndex, loc);
+}
+
+// ---- ShiftLeft / ShiftRight (asc-devkit 逻辑计算/ShiftLeft.md, ShiftRight.md) and Axpy (复合计算/Axpy.md) ---------
+namespace detail {
+// Costs: ShiftLeft/ShiftRight run at the simple-op rate (msKPP Shl/Shr ~255 B/cycle, research/ascend_hw.md §2.3):
+// UnarySimple; Axpy reads two UB operands (src and dst) like a binary op: the Binary class.
+inline tuner_sim::InstrClass ext_class(tuner_sim::VecExtOp op) {
+    return op == tuner_sim::VecExtOp::Axpy ? tuner_sim::InstrClass::Binary : tuner_sim::InstrClass::UnarySimple;
+}
+template <typename T, typename U>
+TUNER_SIM_UNCHARGED
+inline void ext_repeat(const char* api, tuner_sim::VecExtOp op, const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                       double scalar, Lanes m, uint8_t repeat, const UnaryRepeatParams& p, bool isSetMask) {
+    auto d = desc(api, tuner_sim::VecKind::Scalar, 0, ext_class(op));
+    d.dst = operand(dst, p.dstBlkStride, p.dstRepStride);
+    d.src0 = operand(src, p.srcBlkStride, p.srcRepStride);
+    d.scalar = scalar;
+    set_mask(d, m, repeat, isSetMask);
+    tuner_sim::vec_ext_exec(d, op);
+}
+template <typename T, typename U>
+TUNER_SIM_UNCHARGED
+inline void ext_count(const char* api, tuner_sim::VecExtOp op, const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                      double scalar, int64_t count) {
+    auto d = desc(api, tuner_sim::VecKind::Scalar, 0, ext_class(op));
+    d.dst = operand(dst);
+    d.src0 = operand(src);
+    d.scalar = scalar;
+    set_count(d, count);
+    tuner_sim::vec_ext_exec(d, op);
+}
+// The shift count, checked against the A2/A3 range [0, bit width] (ShiftLeft.md "scalarValue取值说明").
+template <typename T>
+TUNER_SIM_UNCHARGED inline double shift_bits(const char* api, const T& v) {
+    const int64_t bits = int64_t(v);
+    if (bits < 0 || bits > int64_t(sizeof(T) * 8)) {
+        tuner_sim::fault(tuner_sim::FaultClass::Unsupported, "%s: shift count %lld is outside [0, %d] on %s", api,
+                         (long long)bits, int(sizeof(T) * 8), TUNER_SIM_SOC_NAME);
+    }
+    return double(bits);
+}
+}  // namespace detail
+
+#define TUNER_SIM_SHIFT(NAME, OP, ROUND_PARAM, ROUND_OP)                                                      \
+    template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
+                                uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p       \
+                                ROUND_PARAM, tuner_sim::Loc loc = tuner_sim::Loc::here()) {                 \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::ext_repeat(#NAME, ROUND_OP, dst, src, detail::shift_bits(#NAME, scalarValue),               \
+                           detail::lanes<T>(mask), repeatTime, p, isSetMask);                               \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
+                                uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p         \
+                                ROUND_PARAM, tuner_sim::Loc loc = tuner_sim::Loc::here()) {                 \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::ext_repeat(#NAME, ROUND_OP, dst, src, detail::shift_bits(#NAME, scalarValue),               \
+                           detail::lanes(mask), repeatTime, p, isSetMask);                                  \
+    }                                                                                                       \
+    template <typename T, bool isSetMask = true>                                                            \
+    TUNER_SIM_UNCHARGED                                                                                     \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, \
+                                const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {        \
+        TUNER_SIM_REQUIRE(NAME, T);                                                                         \
+        tuner_sim::api_begin(#NAME, loc);                                                                   \
+        detail::ext_count(#NAME, OP, dst, src, detail::shift_bits(#NAME, scalarValue), count);              \
+    }
+#define TUNER_SIM_COMMA2 ,
+TUNER_SIM_SHIFT(ShiftLeft, tuner_sim::VecExtOp::ShiftLeft, , tuner_sim::VecExtOp::ShiftLeft)
+TUNER_SIM_SHIFT(ShiftRight, tuner_sim::VecExtOp::ShiftRight, TUNER_SIM_COMMA2 bool roundEn = false,
+                roundEn ? tuner_sim::VecExtOp::ShiftRightRound : tuner_sim::VecExtOp::ShiftRight)
+#undef TUNER_SIM_COMMA2
+#undef TUNER_SIM_SHIFT
+
+// Axpy: dst = scalarValue * src + dst; (dst, src) is (half, half), (float, float) or (float, half), the last at
+// 64 elements a repeat.
+#define TUNER_SIM_AXPY_CHECK()                                                                              \
+    TUNER_SIM_REQUIRE(Axpy, U);                                                                             \
+    static_assert(std::is_same_v<T, U> || (std::is_same_v<T, float> && std::is_same_v<U, half>),          \
+                  "Axpy: (dst, src) must be (half, half), (float, float) or (float, half)")
+template <typename T, typename U>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue,
+                            const int32_t& count, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_AXPY_CHECK();
+    tuner_sim::api_begin("Axpy", loc);
+    detail::ext_count("Axpy", tuner_sim::VecExtOp::Axpy, dst, src, tuner_sim::scalar_as_double(scalarValue), count);
+}
+template <typename T, typename U, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue,
+                            uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,
+                            tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_AXPY_CHECK();
+    tuner_sim::api_begin("Axpy", loc);
+    detail::ext_repeat("Axpy", tuner_sim::VecExtOp::Axpy, dst, src, tuner_sim::scalar_as_double(scalarValue),
+                       detail::lanes<std::conditional_t<(sizeof(T) > sizeof(U)), T, U>>(mask), repeatTime, p,
+                       isSetMask);
+}
+template <typename T, typename U, bool isSetMask = true>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint64_t mask,
+                            const uint8_t repeatTime, const UnaryRepeatParams& p,
+                            tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_AXPY_CHECK();
+    tuner_sim::api_begin("Axpy", loc);
+    detail::ext_repeat("Axpy", tuner_sim::VecExtOp::Axpy, dst, src, tuner_sim::scalar_as_double(scalarValue),
+                       detail::lanes(mask), repeatTime, p, isSetMask);
+}
+#undef TUNER_SIM_AXPY_CHECK
+
+// ---- CreateVecIndex (asc-devkit 数据填充/CreateVecIndex.md): dst[i] = firstValue + i. In the mask form, lane i of
+// repeat r holds firstValue + r * lanes + i (the page's examples use one repeat; the continuation is our choice).
+namespace detail {
+template <typename T>
+TUNER_SIM_UNCHARGED inline void vec_index_repeat(LocalTensor<T>& dst, const T& first, Lanes m, uint8_t repeat,
+                                                 uint16_t blk, uint8_t rep) {
+    auto d = desc("CreateVecIndex", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
+    d.dst = operand(dst, blk, rep);
+    d.scalar = tuner_sim::scalar_as_double(first);
+    set_mask(d, m, repeat, true);
+    tuner_sim::vec_ext_exec(d, tuner_sim::VecExtOp::VecIndex);
+}
+}  // namespace detail
+template <typename T>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void CreateVecIndex(LocalTensor<T> dst, const T& firstValue, uint32_t count,
+                                      tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(CreateVecIndex, T);
+    tuner_sim::api_begin("CreateVecIndex", loc);
+    auto d = detail::desc("CreateVecIndex", tuner_sim::VecKind::Fill, 0, tuner_sim::InstrClass::UnarySimple);
+    d.dst = detail::operand(dst);
+    d.scalar = tuner_sim::scalar_as_double(firstValue);
+    detail::set_count(d, int64_t(count));
+    tuner_sim::vec_ext_exec(d, tuner_sim::VecExtOp::VecIndex);
+}
+template <typename T>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint64_t mask[], uint8_t repeatTime,
+                                      uint16_t dstBlkStride, uint8_t dstRepStride,
+                                      tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(CreateVecIndex, T);
+    tuner_sim::api_begin("CreateVecIndex", loc);
+    detail::vec_index_repeat(dst, firstValue, detail::lanes<T>(mask), repeatTime, dstBlkStride, dstRepStride);
+}
+template <typename T>
+TUNER_SIM_UNCHARGED
+__aicore__ inline void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint64_t mask, uint8_t repeatTime,
+                                      uint16_t dstBlkStride, uint8_t dstRepStride,
+                                      tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_REQUIRE(CreateVecIndex, T);
+    tuner_sim::api_begin("CreateVecIndex", loc);
+    detail::vec_index_repeat(dst, firstValue, detail::lanes(mask), repeatTime, dstBlkStride, dstRepStride);
+}
+
 #undef TUNER_SIM_COMMA
 #undef TUNER_SIM_REQUIRE
 
