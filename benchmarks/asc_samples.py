@@ -92,7 +92,7 @@ def _bash_block(readme: str) -> str:
     """The commands that build and run the example: the first code block of the README's build-and-run section
     (编译运行) that runs a program."""
     section = readme.split("## 编译运行", 1)[-1]
-    for block in re.findall(r"```(?:bash|shell)?\n(.*?)```", section, re.S):
+    for block in re.findall(r"```[ \t]*(?:bash|shell)?[ \t]*\n(.*?)```", section, re.S):
         if "./demo" in block or re.search(r"\./\w+\s*(#|$)", block, re.M):
             return block
     return ""

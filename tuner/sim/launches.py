@@ -10,9 +10,10 @@ from tuner.errors import UsageError
 
 __all__ = ["PRELUDE", "rewrite_launches"]
 
-# Ahead of a rewritten source: the simulator's kernel API, ACL runtime and launch; then the user's own lines,
+# Ahead of a rewritten source: the simulator's kernel API, ACL runtime and launch, with CANN's host API where the
+# program includes it (its tiling code runs in the same program: TUNER_SIM_CANN_HOST); then the user's own lines,
 # numbered as in their file.
-PRELUDE = '#include "tuner_sim/program.h"\n#line 1 "{path}"\n'
+PRELUDE = '#define TUNER_SIM_CANN_HOST 1\n#include "tuner_sim/program.h"\n#line 1 "{path}"\n'
 
 
 def _blank(text: str) -> str:

@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tuner_sim/fp16.h"
 #include "tuner_sim/rt.h"
 #include "tuner_sim/uncharged.h"
 
 using aclError = int;
+using aclFloat16 = uint16_t;  // the bits of an IEEE half, as acl_base.h has it
 using aclrtStream = void*;
 using aclrtContext = void*;
 using aclrtEvent = void*;
@@ -153,3 +155,5 @@ TUNER_SIM_UNCHARGED inline aclError aclrtMemsetAsync(void* dst, size_t destMax, 
 TUNER_SIM_UNCHARGED inline const char* aclGetRecentErrMsg() { return "the simulator's faults are printed above"; }
 TUNER_SIM_UNCHARGED inline aclError aclrtGetLastError(int32_t = 0) { return ACL_SUCCESS; }
 TUNER_SIM_UNCHARGED inline aclError aclrtPeekAtLastError(int32_t = 0) { return ACL_SUCCESS; }
+TUNER_SIM_UNCHARGED inline float aclFloat16ToFloat(aclFloat16 value) { return tuner_sim::half_bits_to_float(value); }
+TUNER_SIM_UNCHARGED inline aclFloat16 aclFloatToFloat16(float value) { return tuner_sim::float_to_half_bits_rne(value); }

@@ -16,8 +16,9 @@
 #include "uncharged.h"
 
 // The dtype and format numbers (ge::DataType, ge::Format), as macros so that `#if ORIG_DTYPE_X == DT_FLOAT`
-// works in the preprocessor (asc-devkit include/basic_api/kernel_type.h).
-#ifndef DT_FLOAT
+// works in the preprocessor (asc-devkit include/basic_api/kernel_type.h); not where the host API is compiled
+// too (a whole program), whose ge::DataType has them as enumerators.
+#if !defined(DT_FLOAT) && !defined(TUNER_SIM_CANN_HOST)
 #define DT_FLOAT 0
 #define DT_FLOAT16 1
 #define DT_INT8 2
@@ -41,7 +42,7 @@
 #define DT_FLOAT8_E4M3FN 36
 #define DT_MAX 42
 #endif
-#ifndef FORMAT_ND
+#if !defined(FORMAT_ND) && !defined(TUNER_SIM_CANN_HOST)
 #define FORMAT_NCHW 0
 #define FORMAT_NHWC 1
 #define FORMAT_ND 2
