@@ -380,3 +380,19 @@ def test_cli_exit_3_on_compile_errors(npy, err, soc, words):
     assert first.startswith(f"{CERR}:{fault_line(CERR, err)}: error: "), first
     for w in words:
         assert w in first, first
+
+
+# ---- mask-form extents -------------------------------------------------------------------------------------
+
+MASKED = FAULTS / "masked_extent.cpp"
+
+
+@pytest.mark.parametrize("lanes, fault", [(40, None), (32, None), (48, "out-of-bounds")])
+def test_a_mask_form_instruction_reaches_only_its_enabled_lanes(lanes, fault):
+    x = rng.standard_normal(40).astype(np.float32)
+    r = simulate(MASKED, "masked_extent", 1, [GmIn(x), GmOut(np.dtype(np.float32), (40,))], defines=[f"LANES={lanes}"])
+    assert [f.cls for f in r.faults] == ([fault] if fault else []), [f.text for f in r.faults]
+    if fault is None:
+        expected = x.copy()
+        expected[:lanes] += 1
+        assert np.array_equal(r.outputs[0], expected)

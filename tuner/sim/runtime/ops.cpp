@@ -74,11 +74,34 @@ uint64_t lane_offset(const VecOperand& o, uint32_t es, uint32_t r, uint32_t lane
            uint64_t(lane % per_block) * es;
 }
 
-// Bytes from the operand start to the end of the last block a repeat-form instruction touches.
+// Bytes from the operand start to the end of the last block a repeat-form instruction touches, each repeat
+// reaching `lanes` lanes.
 uint64_t repeat_extent(const VecOperand& o, uint32_t es, uint32_t repeats, uint32_t lanes) {
-    if (repeats == 0) return 0;
-    const uint32_t blocks = std::max<uint32_t>(1, lanes * es / 32);
+    if (repeats == 0 || lanes == 0) return 0;
+    const uint32_t blocks = std::max<uint32_t>(1, (lanes * es + 31) / 32);
     return (uint64_t(repeats - 1) * o.rep_stride + uint64_t(blocks - 1) * o.blk_stride) * 32 + 32;
+}
+
+// Lanes up to the highest one a repeat's mask enables: the blocks past it are not read or written.
+uint32_t mask_reach(const Mask128& m, uint32_t lanes) {
+    if (lanes > 128) return lanes;  // 8-bit lanes: the mask does not name each one
+    if (m.hi) return std::min<uint32_t>(lanes, 128 - uint32_t(__builtin_clzll(m.hi)));
+    return m.lo ? std::min<uint32_t>(lanes, 64 - uint32_t(__builtin_clzll(m.lo))) : 0;
+}
+
+// repeat_extent under a plan's masks: the repeats before the last reach as far as their mask does (all of them
+// alike, or whole repeats in counter mode), the last as far as its own.
+uint64_t masked_extent(const VecOperand& o, uint32_t es, const RepeatPlan& p, uint32_t lanes) {
+    if (p.repeats == 0) return 0;
+    const uint32_t last = p.repeats - 1;
+    uint64_t end = last ? repeat_extent(o, es, last, mask_reach(p.for_repeat(0, lanes), lanes)) : 0;
+    const uint32_t tail = mask_reach(p.for_repeat(last, lanes), lanes);
+    if (tail) {
+        VecOperand from_last = o;
+        from_last.off = 0;
+        end = std::max(end, uint64_t(last) * o.rep_stride * 32 + repeat_extent(from_last, es, 1, tail));
+    }
+    return end;
 }
 
 void set_bit(uint8_t* bits, uint64_t i, bool v) {
@@ -318,12 +341,12 @@ void vec_run(const VecDesc& d, int ext) {
 
     const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, d.repeat, lanes);
     const uint32_t R = plan.repeats;
-    add(d.dst, bit_dst(d.kind) ? (uint64_t(R) * lanes + 7) / 8 : repeat_extent(d.dst, es_dst, R, lanes), Access::Write,
-        "dst");
-    if (has_src0(d.kind)) add(d.src0, repeat_extent(d.src0, es_src, R, lanes), Access::Read, "src0");
-    if (has_src1(d.kind)) add(d.src1, repeat_extent(d.src1, es_src, R, lanes), Access::Read, "src1");
+    add(d.dst, bit_dst(d.kind) ? (uint64_t(R) * lanes + 7) / 8 : masked_extent(d.dst, es_dst, plan, lanes),
+        Access::Write, "dst");
+    if (has_src0(d.kind)) add(d.src0, masked_extent(d.src0, es_src, plan, lanes), Access::Read, "src0");
+    if (has_src1(d.kind)) add(d.src1, masked_extent(d.src1, es_src, plan, lanes), Access::Read, "src1");
     if (has_sel(d.kind)) add(d.sel, (uint64_t(R) * lanes + 7) / 8, Access::Read, "selMask");
-    if (ext == int(VecExtOp::Axpy)) add(d.dst, repeat_extent(d.dst, es_dst, R, lanes), Access::Read, "dst");
+    if (ext == int(VecExtOp::Axpy)) add(d.dst, masked_extent(d.dst, es_dst, plan, lanes), Access::Read, "dst");
     pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
             int(spans.size()), nullptr, 0);
 
@@ -479,7 +502,7 @@ void reduce_exec(const ReduceDesc& d) {
     const uint32_t R = plan.repeats;
     VecOperand src = d.src;
     if (d.form == ReduceForm::Repeats) src.blk_stride = 1;
-    spans.push_back({src.off, repeat_extent(src, es, R, lanes), src.buf_end, Access::Read, "src"});
+    spans.push_back({src.off, masked_extent(src, es, plan, lanes), src.buf_end, Access::Read, "src"});
     const bool pairs = d.order == 0 || d.order == 1;  // VALUE_INDEX / INDEX_VALUE
     uint64_t dst_bytes = es;
     if (d.form == ReduceForm::PerRepeat && R > 0) {
@@ -573,7 +596,7 @@ void pair_reduce_exec(const ReduceDesc& d) {
     const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, d.repeat, lanes);
     const uint32_t R = plan.repeats;
     UbSpan spans[2] = {
-        {d.src.off, repeat_extent(d.src, es, R, lanes), d.src.buf_end, Access::Read, "src"},
+        {d.src.off, masked_extent(d.src, es, plan, lanes), d.src.buf_end, Access::Read, "src"},
         {d.dst.off, R ? uint64_t(R - 1) * d.dst_rep_stride * 128 + 128 : 0, d.dst.buf_end, Access::Write, "dst"},
     };
     // Cost: the theory table's ReducePairElem rate, 128 half / 64 float a cycle = 1 cycle per repeat

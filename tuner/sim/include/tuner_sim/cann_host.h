@@ -901,7 +901,16 @@ private:
 
 namespace tuner_sim {
 namespace cann {
+// A project's driver reports it as a project fault (cann_host_main.h); in a whole program, where the host code
+// calls SaveToBuffer itself, it is said on stderr, and nothing is written, as in CANN.
+#ifdef TUNER_SIM_PROJECT_DRIVER
 void tiling_save_failed(const char* cls, size_t size, size_t capacity);
+#else
+__attribute__((weak)) void tiling_save_failed(const char* cls, size_t size, size_t capacity) {
+    std::fprintf(stderr, "error: TilingData %s (%zu bytes) does not fit SaveToBuffer's %zu bytes: nothing written\n",
+                 cls, size, capacity);
+}
+#endif
 }
 }  // namespace tuner_sim
 

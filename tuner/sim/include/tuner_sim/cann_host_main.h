@@ -6,6 +6,7 @@
 //   host [--op NAME] [--soc-res LABEL.KEY=VALUE]... [--core-num N] [--capacity BYTES] [--soc-config NAME]
 //        [--input NAME=DT_X:D0,D1,...]... [--value NAME=HEX]... [--attr NAME=VALUE]...
 #pragma once
+#define TUNER_SIM_PROJECT_DRIVER 1  // its tiling_save_failed reports a project fault
 #include "cann_host.h"
 
 #include <exception>

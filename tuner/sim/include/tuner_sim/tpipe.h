@@ -254,6 +254,14 @@ public:
         t.tuner_bind(base_ + bufOffset, size, base_ + len_, pos);
         return t;
     }
+    // CANN's TBuf derives from TQueBind, so kernels (asc-devkit's Sum and SoftmaxFlashV3 examples among them)
+    // also take its whole buffer with AllocTensor and give it back with FreeTensor, which keeps nothing to free.
+    template <typename T>
+    TUNER_SIM_UNCHARGED __aicore__ inline LocalTensor<T> AllocTensor(tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        return Get<T>(loc);
+    }
+    template <typename T>
+    TUNER_SIM_UNCHARGED __aicore__ inline void FreeTensor(LocalTensor<T>&) {}
     TUNER_SIM_UNCHARGED void tuner_init(uint32_t len, int64_t at = -1) {
         len_ = (len + 31u) / 32u * 32u;
         base_ = at >= 0 ? uint32_t(at) : tuner_sim::ub_alloc(len_, "InitBuffer(TBuf)");

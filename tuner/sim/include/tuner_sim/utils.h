@@ -9,6 +9,9 @@
 #include "uncharged.h"
 
 namespace AscendC {
+// The data layouts a ShapeInfo names (数据结构/ShapeInfo.md).
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC };
+
 template <typename A, typename B>
 TUNER_SIM_UNCHARGED __aicore__ inline constexpr std::common_type_t<A, B> DivCeil(A a, B b) {
     return (std::common_type_t<A, B>(a) + b - 1) / b;
@@ -49,3 +52,5 @@ enum { KERNEL_DEBUG = 0, KERNEL_INFO = 1, KERNEL_WARN = 2, KERNEL_ERROR = 3 };
             tuner_sim::assertion_failed(#cond); \
         }                              \
     } while (0)
+// CANN's CPU-debug ASSERT(cond): the kernel's assertion, as ascendc_assert without a message.
+#define ASSERT(cond) ascendc_assert(cond)
