@@ -146,11 +146,11 @@ def cmake_defines(cmake: str, cache: dict[str, str]) -> tuple[list[str], list[st
             continue
         words = body.split()
         if cmd == "set" and words:
-            if "CACHE" in words and words[0] in cache:
-                continue
-            values[words[0]] = expand(" ".join(w.strip('"') for w in words[1:words.index("CACHE")]
-                                               if "CACHE" in words) if "CACHE" in words else
-                                      " ".join(w.strip('"') for w in words[1:]))
+            cached = "CACHE" in words
+            if cached and words[0] in cache:
+                continue  # a -D value of the README's cmake line wins over the cache default
+            value_words = words[1:words.index("CACHE")] if cached else words[1:]
+            values[words[0]] = expand(" ".join(w.strip('"') for w in value_words))
         elif cmd == "add_executable" and words:
             sources += [expand(w) for w in words[1:] if re.search(r"\.(asc|cpp|cc)$", w)]
         elif cmd == "add_definitions":
