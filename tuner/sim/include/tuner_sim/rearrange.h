@@ -399,24 +399,34 @@ __aicore__ inline void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& s
     tuner_sim::sort32_exec("Sort32", tuner_sim::elem_v<T>, detail::ropnd(dst), detail::ropnd(src0), detail::ropnd(src1),
                            uint32_t(repeatTime < 0 ? 0 : repeatTime));
 }
+namespace detail {
+// The descriptor MrgSort and the 310P MrgSort4 share: four sorted lists into one.
+template <typename T>
+TUNER_SIM_UNCHARGED inline tuner_sim::MrgSortDesc mrg_sort_desc(const char* api, const LocalTensor<T>& dst,
+                                                                 const MrgSortSrcList<T>& src,
+                                                                 const MrgSort4Info& params) {
+    tuner_sim::MrgSortDesc d{};
+    d.api = api;
+    d.type = tuner_sim::elem_v<T>;
+    d.dst = ropnd(dst);
+    d.src[0] = ropnd(src.src1);
+    d.src[1] = ropnd(src.src2);
+    d.src[2] = ropnd(src.src3);
+    d.src[3] = ropnd(src.src4);
+    for (int i = 0; i < 4; ++i) d.lengths[i] = params.elementLengths[i];
+    d.exhausted_suspension = params.ifExhaustedSuspension;
+    d.valid_bits = params.validBit;
+    d.repeat = params.repeatTimes;
+    return d;
+}
+}  // namespace detail
 template <typename T>
 TUNER_SIM_UNCHARGED
 __aicore__ inline void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, const MrgSort4Info& params,
                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(MrgSort, T);
     tuner_sim::api_begin("MrgSort", loc);
-    tuner_sim::MrgSortDesc d{};
-    d.api = "MrgSort";
-    d.type = tuner_sim::elem_v<T>;
-    d.dst = detail::ropnd(dst);
-    d.src[0] = detail::ropnd(src.src1);
-    d.src[1] = detail::ropnd(src.src2);
-    d.src[2] = detail::ropnd(src.src3);
-    d.src[3] = detail::ropnd(src.src4);
-    for (int i = 0; i < 4; ++i) d.lengths[i] = params.elementLengths[i];
-    d.exhausted_suspension = params.ifExhaustedSuspension;
-    d.valid_bits = params.validBit;
-    d.repeat = params.repeatTimes;
+    tuner_sim::MrgSortDesc d = detail::mrg_sort_desc("MrgSort", dst, src, params);
     tuner_sim::mrg_sort_exec(d);
 }
 // ---- region proposals (排序组合（ISASI）/ProposalConcat.md, ProposalExtract.md, RpSort16.md, MrgSort4.md): 310P ---
@@ -454,18 +464,7 @@ __aicore__ inline void MrgSort4(const LocalTensor<T>& dst, const MrgSortSrcList<
                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     TUNER_SIM_REQUIRE(MrgSort4, T);
     tuner_sim::api_begin("MrgSort4", loc);
-    tuner_sim::MrgSortDesc d{};
-    d.api = "MrgSort4";
-    d.type = tuner_sim::elem_v<T>;
-    d.dst = detail::ropnd(dst);
-    d.src[0] = detail::ropnd(src.src1);
-    d.src[1] = detail::ropnd(src.src2);
-    d.src[2] = detail::ropnd(src.src3);
-    d.src[3] = detail::ropnd(src.src4);
-    for (int i = 0; i < 4; ++i) d.lengths[i] = params.elementLengths[i];
-    d.exhausted_suspension = params.ifExhaustedSuspension;
-    d.valid_bits = params.validBit;
-    d.repeat = params.repeatTimes;
+    tuner_sim::MrgSortDesc d = detail::mrg_sort_desc("MrgSort4", dst, src, params);
     d.entry_bytes = 8 * sizeof(T);
     d.score_off = 4 * sizeof(T);
     tuner_sim::mrg_sort_exec(d);
