@@ -144,10 +144,14 @@ def _print_summary(result, max_rows: int = 8, err: bool = False, faults: bool = 
               help="An attribute of the --project operator (repeatable; the op definition's defaults fill the rest).")
 @click.option("--output-dir", type=click.Path(path_type=Path), default=Path("."), show_default=True,
               help="Where a --project run writes <output name>.npy per output.")
+@click.option("--timing-only", is_flag=True,
+              help="Check and time the kernel without its element-wise arithmetic or its outputs' bytes, for shapes "
+                   "too large to hold; inputs may be shapes alone (in=float32[4096,393216]). The time equals the "
+                   "full run's where control flow does not depend on the data.")
 def simulate(source: Path | None, program_args: tuple[str, ...], kernel: str | None, block_dim: int | None, soc: str,
              defines: tuple[str, ...], arg_specs: tuple[str, ...], json_path: str | None, trace: Path | None,
              no_auto_sync: bool, timeout_s: float, l2: str, sandbox: bool, project: Path | None,
-             input_specs: tuple[str, ...], attr_specs: tuple[str, ...], output_dir: Path) -> None:
+             input_specs: tuple[str, ...], attr_specs: tuple[str, ...], output_dir: Path, timing_only: bool) -> None:
     """Compile Ascend C for the CPU simulator, run it, check it, and model its time.
 
     \b
@@ -159,7 +163,7 @@ def simulate(source: Path | None, program_args: tuple[str, ...], kernel: str | N
         if source is not None or kernel is not None:
             _fail("--project runs the project's own operator: give no SOURCE and no --kernel", EXIT_USAGE)
         _simulate_project(project, input_specs, attr_specs, output_dir, soc, json_path, trace, not no_auto_sync,
-                          timeout_s, l2, sandbox)
+                          timeout_s, l2, sandbox, timing_only)
         return
     if input_specs or attr_specs:
         _fail("--input and --attr are for a --project", EXIT_USAGE)
@@ -177,7 +181,7 @@ def simulate(source: Path | None, program_args: tuple[str, ...], kernel: str | N
         def misuse():
             check_common()
             given = [name for name, value in (("--block-dim", block_dim), ("--arg", arg_specs), ("--trace", trace),
-                                               ("--sandbox", sandbox)) if value]
+                                               ("--sandbox", sandbox), ("--timing-only", timing_only)) if value]
             if given:
                 raise UsageError(f"{given[0]} needs --kernel (without it, {source} is run as a whole program)")
         _run_guarded(misuse)
@@ -187,12 +191,15 @@ def simulate(source: Path | None, program_args: tuple[str, ...], kernel: str | N
         _fail(f"unexpected argument '{program_args[0]}' (program arguments are for a whole program, without --kernel)",
               EXIT_USAGE)
     _simulate_kernel(source, kernel, block_dim, soc, defines, arg_specs, json_path, trace, no_auto_sync, timeout_s, l2,
-                     sandbox, check_common)
+                     sandbox, timing_only, check_common)
+
+
+TIMING_ONLY_NOTE = "timing only: the arithmetic was skipped and no output was written"
 
 
 def _simulate_project(project: Path, input_specs: tuple[str, ...], attr_specs: tuple[str, ...], output_dir: Path,
                       soc: str, json_path: str | None, trace: Path | None, auto_sync: bool, timeout_s: float, l2: str,
-                      sandbox: bool) -> None:
+                      sandbox: bool, timing_only: bool) -> None:
     from tuner.sim.args import check_output_path
     from tuner.sim.project import parse_attr_specs, parse_input_specs, simulate_project
 
@@ -204,7 +211,7 @@ def _simulate_project(project: Path, input_specs: tuple[str, ...], attr_specs: t
         inputs, attrs = parse_input_specs(list(input_specs)), parse_attr_specs(list(attr_specs))
         output_dir.mkdir(parents=True, exist_ok=True)
         return simulate_project(project, inputs, attrs, _soc(soc).name, output_dir=output_dir, auto_sync=auto_sync,
-                                trace=trace, timeout_s=timeout_s, l2=l2, untrusted=sandbox)
+                                trace=trace, timeout_s=timeout_s, l2=l2, untrusted=sandbox, timing_only=timing_only)
 
     result = _run_guarded(go)
     report = result.report()
@@ -220,6 +227,8 @@ def _simulate_project(project: Path, input_specs: tuple[str, ...], attr_specs: t
         click.echo(f.text, err=True)
     for path in result.written:
         click.echo(f"wrote {path}", err=json_path == "-")
+    if timing_only and result.sim is not None:
+        click.echo(TIMING_ONLY_NOTE, err=json_path == "-")
     sys.exit(EXIT_FAULT if result.faults else 0)
 
 
@@ -244,7 +253,7 @@ def _simulate_program(source: Path, program_args: tuple[str, ...], soc: str, def
 
 def _simulate_kernel(source: Path, kernel: str, block_dim: int | None, soc: str, defines: tuple[str, ...],
                      arg_specs: tuple[str, ...], json_path: str | None, trace: Path | None, no_auto_sync: bool,
-                     timeout_s: float, l2: str, sandbox: bool, check_common) -> None:
+                     timeout_s: float, l2: str, sandbox: bool, timing_only: bool, check_common) -> None:
     import numpy as np
 
     from tuner.backends.args import GmOut
@@ -258,13 +267,13 @@ def _simulate_kernel(source: Path, kernel: str, block_dim: int | None, soc: str,
         if trace is not None:
             check_output_path(trace, f"--trace {trace}")
         args = [parse_arg(spec) for spec in arg_specs]
-        check_simulation_memory(args)
+        check_simulation_memory(args, timing_only=timing_only)
         return args, run_simulation(source, kernel, block_dim, args, soc=_soc(soc).name, defines=defines,
                                     auto_sync=not no_auto_sync, trace=trace, timeout_s=timeout_s, l2=l2,
-                                    untrusted=sandbox)
+                                    untrusted=sandbox, timing_only=timing_only)
 
     args, result = _run_guarded(go)
-    outs = [a for a in args if isinstance(a, GmOut)]
+    outs = [] if timing_only else [a for a in args if isinstance(a, GmOut)]
     for arg, array in zip(outs, result.outputs, strict=True):
         np.save(arg.path, array)
     if json_path == "-":
@@ -277,6 +286,8 @@ def _simulate_kernel(source: Path, kernel: str, block_dim: int | None, soc: str,
         _print_summary(result)
         for arg in outs:
             click.echo(f"wrote {arg.path} ({np.dtype(arg.dtype).name}, {'x'.join(map(str, arg.shape))})")
+        if timing_only:
+            click.echo(TIMING_ONLY_NOTE)
         if trace:
             click.echo(f"wrote {trace} (Chrome trace; open in https://ui.perfetto.dev)")
     sys.exit(EXIT_FAULT if result.faults else 0)

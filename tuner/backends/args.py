@@ -40,6 +40,20 @@ class GmOut:
 
 
 @dataclass(frozen=True)
+class GmShape:
+    """A GM input known by its shape and dtype alone, for a timing-only run: no bytes are given, none are read."""
+
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    name: str = "in"
+    kind = "pointer"
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * np.dtype(self.dtype).itemsize
+
+
+@dataclass(frozen=True)
 class GmBytes:
     """A GM buffer holding raw bytes (e.g. a tiling struct read from GM)."""
 
@@ -80,7 +94,7 @@ class Scalar:
         return SCALAR_TYPES[self.type][1]
 
 
-KernelArg = GmIn | GmOut | GmBytes | Struct | Scalar
+KernelArg = GmIn | GmOut | GmShape | GmBytes | Struct | Scalar
 
 
 def pack_tiling(tiling: tuple[tuple[str, int], ...]) -> bytes:
@@ -92,15 +106,16 @@ def pack_tiling(tiling: tuple[tuple[str, int], ...]) -> bytes:
     return struct.pack(f"<{len(tiling)}I", *(value for _, value in tiling))
 
 
-def simulation_bytes(args: list[KernelArg]) -> int:
+def simulation_bytes(args: list[KernelArg], *, timing_only: bool = False) -> int:
     """Memory a `tuner simulate` run of `args` takes beyond the inputs already loaded: each input once more in the
     simulator's GM and once in its scratch file; each output in GM, in its scratch file, read back and copied
-    into an array; raw buffers in GM and a file."""
+    into an array (none of it in a timing-only run, which never touches an output's pages); raw buffers in GM
+    and a file. An input given by its shape alone takes none."""
     total = 0
     for arg in args:
         if isinstance(arg, GmIn):
             total += 2 * arg.array.nbytes
-        elif isinstance(arg, GmOut):
+        elif isinstance(arg, GmOut) and not timing_only:
             total += 4 * arg.nbytes
         elif isinstance(arg, GmBytes):
             total += 2 * len(arg.data)

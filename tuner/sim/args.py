@@ -4,12 +4,13 @@ compiled kernel's signature (the argument types themselves are the backend contr
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 
-from tuner.backends.args import SCALAR_TYPES, GmBytes, GmIn, GmOut, KernelArg, Scalar, Struct, simulation_bytes
+from tuner.backends.args import SCALAR_TYPES, GmBytes, GmIn, GmOut, GmShape, KernelArg, Scalar, Struct, simulation_bytes
 from tuner.errors import UsageError
 from tuner.processes import check_memory, gib
 
@@ -24,6 +25,8 @@ _DTYPES = {
     "float64": np.float64, "double": np.float64, "bool": np.bool_,
 }
 NPY_MAGIC = b"\x93NUMPY"
+# An input given by its shape alone, for a timing-only run: float32[4096,393216].
+SHAPE_SPEC = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[([^\]]*)\]\s*")
 KINDS = "in, out, bytes, zeros, struct, u32, i32, u64, i64, f32"
 
 
@@ -70,24 +73,41 @@ def _load_npy(path: Path, spec: str) -> np.ndarray:
     return np.array(mapped, order="C")
 
 
-def check_simulation_memory(args: list[KernelArg]) -> None:
+def parse_shape_spec(text: str, what: str) -> GmShape | None:
+    """The GmShape of `DTYPE[D0,D1,...]` (an input given by its shape alone), None when `text` is not of that
+    form (a file name); UsageError for a bad dtype or dimension."""
+    match = SHAPE_SPEC.fullmatch(text)
+    if match is None:
+        return None
+    dims = [d.strip() for d in match.group(2).split(",")]
+    if not all(d.isdigit() and int(d) > 0 for d in dims):
+        raise UsageError(f"{what}: shape [{match.group(2)}] is not a list of positive integers like [4096,393216]")
+    return GmShape(parse_dtype(match.group(1)), tuple(int(d) for d in dims), name=text.strip())
+
+
+def check_simulation_memory(args: list[KernelArg], *, timing_only: bool = False) -> None:
     """MemoryLimitError, naming the largest buffer, when a `tuner simulate` run of `args` would not fit."""
-    buffers = [(a.nbytes, a.name) for a in args if isinstance(a, GmOut)]
+    buffers = [] if timing_only else [(a.nbytes, a.name) for a in args if isinstance(a, GmOut)]
     buffers += [(a.array.nbytes, a.name) for a in args if isinstance(a, GmIn)]
     buffers += [(len(a.data), a.name) for a in args if isinstance(a, GmBytes)]
     if buffers:
         size, name = max(buffers)
-        check_memory(simulation_bytes(args), f"the simulation (largest GM buffer: {name}, {gib(size)})")
+        check_memory(simulation_bytes(args, timing_only=timing_only),
+                     f"the simulation (largest GM buffer: {name}, {gib(size)})")
 
 
 def parse_arg(spec: str) -> KernelArg:
-    """Parse one `--arg`: in=F.npy, out=F.npy:DTYPE:D0xD1, bytes=F, zeros=N, struct=F, u32=V, i32=V, u64=V, i64=V,
-    f32=V. zeros=N is a GM buffer of N zeroed bytes that is not read back (a workspace)."""
+    """Parse one `--arg`: in=F.npy, in=DTYPE[D0,D1] (an input given by its shape alone, for --timing-only),
+    out=F.npy:DTYPE:D0xD1, bytes=F, zeros=N, struct=F, u32=V, i32=V, u64=V, i64=V, f32=V. zeros=N is a GM buffer
+    of N zeroed bytes that is not read back (a workspace)."""
     key, sep, value = spec.partition("=")
     if not sep or not value:
         raise UsageError(f"--arg '{spec}': expected KIND=VALUE ({KINDS})")
     key = key.strip().lower()
     if key == "in":
+        shaped = parse_shape_spec(value, f"--arg {spec}")
+        if shaped is not None and not Path(value).is_file():
+            return shaped
         path = _read(value)
         return GmIn(_load_npy(path, spec), name=path.name)
     if key == "out":

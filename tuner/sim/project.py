@@ -17,20 +17,29 @@ import json
 import re
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg, Struct
+from tuner.backends.args import GmBytes, GmIn, GmOut, GmShape, KernelArg, Struct
 from tuner.data.socs import Soc
 from tuner.errors import CompileError, UsageError
 from tuner.paths import cache_root
 from tuner.processes import Limits, run_limited
 from tuner.sandbox import Jail, require_sandbox
 from tuner.sim import build
-from tuner.sim.run import DEFAULT_SOC, Fault, SimResult, checked_soc, describe, run_executable
+from tuner.sim.args import parse_shape_spec
+from tuner.sim.run import (
+    DEFAULT_SOC,
+    Fault,
+    SimResult,
+    check_timing_only,
+    checked_soc,
+    describe,
+    run_executable,
+)
 
 # Bytes of the tiling buffer a tiling function writes into (GetRawTilingData()->GetCapacity()). CANN sizes it per
 # op from the compiled kernel's needs; the number is not published, so this is an assumption, large enough for
@@ -223,8 +232,8 @@ def lib_workspace_bytes(soc: Soc) -> int:
     return 16 << 20 if soc.npu_arch in (2201, 3510) else 2 << 20
 
 
-def run_host(host: Path, inputs: dict[str, np.ndarray], attrs: dict[str, str], soc: Soc, *, op: str | None = None,
-             untrusted: bool = False) -> tuple[dict | None, str, list[Fault]]:
+def run_host(host: Path, inputs: dict[str, np.ndarray | GmShape], attrs: dict[str, str], soc: Soc, *,
+             op: str | None = None, untrusted: bool = False) -> tuple[dict | None, str, list[Fault]]:
     """Run the host program: (its JSON result or None, what op_host printed, faults when it did not finish)."""
     args, _ = _platform_args(soc)
     cmd = [str(host), *args, "--capacity", str(TILING_CAPACITY_BYTES)]
@@ -233,7 +242,7 @@ def run_host(host: Path, inputs: dict[str, np.ndarray], attrs: dict[str, str], s
     for name, array in inputs.items():
         dims = ",".join(str(d) for d in array.shape)
         cmd += ["--input", f"{name}={GE_DTYPES[array.dtype.name]}:{dims}"]
-        if array.nbytes <= MAX_VALUE_BYTES:
+        if isinstance(array, np.ndarray) and array.nbytes <= MAX_VALUE_BYTES:
             cmd += ["--value", f"{name}={np.ascontiguousarray(array).tobytes().hex()}"]
     for name, value in attrs.items():
         cmd += ["--attr", f"{name}={value}"]
@@ -402,13 +411,16 @@ def build_project_kernel(project: Path, source: Path, kernel: str, header: str, 
     return build.build_kernel(main, kernel, soc, tuple(defines), untrusted=untrusted)
 
 
-def simulate_project(project: str | Path, inputs: dict[str, np.ndarray], attrs: dict[str, str] | None = None,
-                     soc: str = DEFAULT_SOC, *, op: str | None = None, output_dir: Path | None = None,
-                     auto_sync: bool = True, trace: Path | None = None, timeout_s: float = 60.0, l2: str = "cold",
-                     untrusted: bool = False) -> ProjectResult:
+def simulate_project(project: str | Path, inputs: dict[str, np.ndarray | GmShape],
+                     attrs: dict[str, str] | None = None, soc: str = DEFAULT_SOC, *, op: str | None = None,
+                     output_dir: Path | None = None, auto_sync: bool = True, trace: Path | None = None,
+                     timeout_s: float = 60.0, l2: str = "cold", untrusted: bool = False,
+                     timing_only: bool = False) -> ProjectResult:
     """Run a CANN custom-operator project on the simulator: InferShape and the tiling function on the inputs'
     shapes and dtypes and the attrs (strings, parsed by the type the OpDef declares; defaults fill the rest),
     then the kernel. Writes `<output_dir>/<output name>.npy` per output when `output_dir` is given.
+    `timing_only` checks and times the kernel without its arithmetic and writes no outputs; inputs may then be
+    given by shape alone (GmShape).
 
     Raises UsageError for a project that is not one or inputs and attrs the op does not take, CompileError when
     op_host or the kernel does not compile; faults of the project and of the kernel are returned."""
@@ -416,13 +428,15 @@ def simulate_project(project: str | Path, inputs: dict[str, np.ndarray], attrs: 
     if not (project / "op_host").is_dir():
         raise UsageError(f"{project} is not a CANN operator project (no op_host directory)")
     soc_spec = checked_soc(soc, l2)
-    arrays = {}
+    check_timing_only(list(inputs.values()), timing_only)
+    arrays: dict[str, np.ndarray | GmShape] = {}
     for name, array in inputs.items():
-        array = np.asarray(array)
+        if not isinstance(array, GmShape):
+            array = np.ascontiguousarray(np.asarray(array))
         if array.dtype.name not in GE_DTYPES:
             raise UsageError(f"input {name}: dtype {array.dtype} has no CANN counterpart "
                              f"(use one of {', '.join(GE_DTYPES)})")
-        arrays[name] = np.ascontiguousarray(array)
+        arrays[name] = array
     attrs = {k: str(v) for k, v in (attrs or {}).items()}
 
     host = build_host(project, untrusted=untrusted)
@@ -510,7 +524,9 @@ def simulate_project(project: str | Path, inputs: dict[str, np.ndarray], attrs: 
     args: list[KernelArg] = []
     for param in desc["inputs"]:
         if param["present"]:
-            args.append(GmIn(arrays[param["name"]], name=param["name"]))
+            given = arrays[param["name"]]
+            args.append(replace(given, name=param["name"]) if isinstance(given, GmShape)
+                        else GmIn(given, name=param["name"]))
         else:
             args.append(NullPointer(bytes(8)))
     outs = []
@@ -535,13 +551,14 @@ def simulate_project(project: str | Path, inputs: dict[str, np.ndarray], attrs: 
         # registered struct than the one written reads stale bytes there, not past a buffer.
         largest = max([int(c.get("size", 0)) for c in desc.get("tiling", {}).get("classes", [])] + [len(tiling), 8])
         args.append(GmBytes(tiling + bytes(-(-largest // 8) * 8 - len(tiling)), name="tiling"))
-    sim = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s, l2=l2)
+    sim = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s, l2=l2,
+                         timing_only=timing_only)
     sim.compile_seconds = compiled
     sim.compile_cached = exe.cached
     result.sim = sim
     result.faults += sim.faults
     result.warnings += [w for w in sim.warnings if w not in result.warnings]
-    result.outputs = dict(zip(outs, sim.outputs, strict=True))
+    result.outputs = {} if timing_only else dict(zip(outs, sim.outputs, strict=True))
     if output_dir is not None:
         output_dir = Path(output_dir)
         output_dir.mkdir(parents=True, exist_ok=True)
@@ -559,13 +576,18 @@ def _numpy_dtype(name: str) -> np.dtype:
     return np.dtype(name)
 
 
-def parse_input_specs(specs: list[str]) -> dict[str, np.ndarray]:
-    """`name=FILE.npy` items (the CLI's --input) as arrays."""
-    arrays = {}
+def parse_input_specs(specs: list[str]) -> dict[str, np.ndarray | GmShape]:
+    """`name=FILE.npy` items (the CLI's --input) as arrays, and `name=DTYPE[D0,D1]` (an input given by its shape
+    alone, for --timing-only) as GmShape."""
+    arrays: dict[str, np.ndarray | GmShape] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
-            raise UsageError(f"--input takes NAME=FILE.npy, not '{spec}'")
+            raise UsageError(f"--input takes NAME=FILE.npy or NAME=DTYPE[D0,D1,...], not '{spec}'")
+        shaped = parse_shape_spec(path, f"--input {spec}")
+        if shaped is not None and not Path(path).is_file():
+            arrays[name] = replace(shaped, name=name)
+            continue
         try:
             arrays[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:

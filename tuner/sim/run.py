@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
+from tuner.backends.args import GmBytes, GmIn, GmOut, GmShape, KernelArg
 from tuner.data.socs import Soc, UnknownSocError, get_soc
 from tuner.errors import UsageError
 from tuner.processes import Finished, Limits, pid_alive, run_limited
@@ -209,6 +209,8 @@ def _write_manifest(args: list[KernelArg], tmp: Path, files: _Handover) -> list[
             lines.append(f"bytes {files.name(path, write=False)} {arg.name}")
         elif isinstance(arg, GmOut):
             lines.append(f"out {files.name(tmp / f'arg{i}.out', write=True)} {arg.nbytes} {arg.name}")
+        elif isinstance(arg, GmShape):
+            lines.append(f"shape {arg.nbytes} {arg.name}")
         else:
             lines.append(f"value {arg.data.hex() or '00'}")
     return lines
@@ -323,13 +325,26 @@ def report_faults(report: dict) -> list[Fault]:
 
 def _gm_bytes(args: list[KernelArg]) -> int:
     """Bytes of GM the arguments take in the simulator process."""
-    return sum(a.array.nbytes if isinstance(a, GmIn) else a.nbytes if isinstance(a, GmOut) else len(a.data)
-               for a in args)
+    return sum(a.array.nbytes if isinstance(a, GmIn) else a.nbytes if isinstance(a, GmOut | GmShape)
+               else len(a.data) for a in args)
+
+
+def check_timing_only(args: list[KernelArg], timing_only: bool) -> None:
+    """UsageError when an input is given by its shape alone (GmShape) in a run that needs its bytes."""
+    shaped = [a.name for a in args if isinstance(a, GmShape)]
+    if shaped and not timing_only:
+        raise UsageError(f"input {shaped[0]} is given by its shape alone: that needs --timing-only")
 
 
 def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, auto_sync: bool = True,
-                   trace: Path | None = None, timeout_s: float = 60.0, l2: str = "cold") -> SimResult:
-    """Run a built kernel once on the given arguments, in a child process under time and memory limits."""
+                   trace: Path | None = None, timeout_s: float = 60.0, l2: str = "cold",
+                   timing_only: bool = False) -> SimResult:
+    """Run a built kernel once on the given arguments, in a child process under time and memory limits.
+
+    `timing_only` runs every check and the model but skips element-wise arithmetic and the bytes of outputs and
+    of inputs given by shape (GmShape): the result has no outputs, and its time equals the full run's for a
+    kernel whose control flow and addresses do not depend on the data."""
+    check_timing_only(args, timing_only)
     try:
         params = describe(exe)
     except KernelStartError as exc:
@@ -350,10 +365,12 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
                 cmd += ["--trace", files.name(Path(trace_path).resolve(), write=True)]
             if not auto_sync:
                 cmd.append("--no-auto-sync")
+            if timing_only:
+                cmd.append("--timing-only")
             if l2 != "cold":
                 cmd += ["--l2", l2]
             limits = _limits(timeout_s + RUN_GRACE_S, _gm_bytes(args))
-            largest = max([a.nbytes for a in args if isinstance(a, GmOut)], default=0)
+            largest = 0 if timing_only else max([a.nbytes for a in args if isinstance(a, GmOut)], default=0)
             file_bytes = max(largest, REPORT_FILE_BYTES, TRACE_FILE_BYTES if trace is not None else 0)
             start = time.perf_counter()
             proc = run_limited(cmd, limits, jail=_jail(exe.path, exe.untrusted), pass_fds=tuple(files.fds),
@@ -371,7 +388,7 @@ def run_executable(exe: Executable, args: list[KernelArg], block_dim: int, *, au
             shutil.copyfile(tmp / "trace.json", trace)
         outputs = []
         for i, arg in enumerate(args):
-            if isinstance(arg, GmOut):
+            if isinstance(arg, GmOut) and not timing_only:
                 out = tmp / f"arg{i}.out"
                 raw = out.read_bytes() if out.exists() and out.stat().st_size == arg.nbytes else bytes(arg.nbytes)
                 outputs.append(np.frombuffer(raw, dtype=arg.dtype).reshape(arg.shape).copy())
@@ -395,9 +412,11 @@ def checked_soc(soc: str, l2: str = "cold") -> Soc:
 
 def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelArg], *, soc: str = DEFAULT_SOC,
              defines: list[str] | tuple[str, ...] = (), auto_sync: bool = True, trace: Path | None = None,
-             timeout_s: float = 60.0, l2: str = "cold", untrusted: bool = False) -> SimResult:
+             timeout_s: float = 60.0, l2: str = "cold", untrusted: bool = False,
+             timing_only: bool = False) -> SimResult:
     """Compile `source`, run `kernel` over `block_dim` blocks on `args`, and return outputs and the report;
-    `untrusted` builds and runs it in the sandbox (SandboxUnavailable where there is none).
+    `untrusted` builds and runs it in the sandbox (SandboxUnavailable where there is none); `timing_only` as
+    run_executable takes it.
 
     Raises UsageError for bad input and CompileError when the kernel does not compile; kernel faults are
     returned in `SimResult.faults`, never raised.
@@ -408,10 +427,12 @@ def simulate(source: str | Path, kernel: str, block_dim: int, args: list[KernelA
     if block_dim < 1 or block_dim > 65535:
         raise UsageError(f"--block-dim {block_dim} is outside 1..65535")
     soc_spec = checked_soc(soc, l2)
+    check_timing_only(args, timing_only)
     start = time.perf_counter()
     exe = build_kernel(source, kernel, soc_spec, tuple(defines), untrusted=untrusted)
     compiled = time.perf_counter() - start
-    result = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s, l2=l2)
+    result = run_executable(exe, args, block_dim, auto_sync=auto_sync, trace=trace, timeout_s=timeout_s, l2=l2,
+                            timing_only=timing_only)
     result.compile_seconds = compiled
     result.compile_cached = exe.cached
     return result

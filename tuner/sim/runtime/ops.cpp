@@ -182,6 +182,7 @@ void data_copy(const CopyDesc& d) {
     pipe_op(pipe, copy_cycles(d.dir, total, d.block_count, d.gm), ub.data(), int(ub.size()), gm.data(),
             int(gm.size()));
     add_copy_bytes(d.dir, total);
+    if (d.dir != CopyDir::UbToUb && gm_data_skipped(d.gm)) return;
 
     uint8_t* ubp = c.ub.data();
     for (uint32_t i = 0; i < d.block_count; ++i) {
@@ -333,6 +334,7 @@ void vec_run(const VecDesc& d, int ext) {
         const uint64_t repeats = (effective * wide + 255) / 256;
         pipe_op(Pipe::V, vec_cycles(cls, cost_type, repeats) + mask_cycles(), spans.data(), int(spans.size()),
                 nullptr, 0);
+        if (launch_options().timing_only) return;
         uint8_t* ub = c.ub.data();
         compute_run(d, ub + d.dst.off, ub + d.src0.off, ub + d.src1.off, ub + d.sel.off, 0, ub + d.dst.off, 0,
                     effective, ext);
@@ -349,6 +351,7 @@ void vec_run(const VecDesc& d, int ext) {
     if (ext == int(VecExtOp::Axpy)) add(d.dst, masked_extent(d.dst, es_dst, plan, lanes), Access::Read, "dst");
     pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
             int(spans.size()), nullptr, 0);
+    if (launch_options().timing_only) return;
 
     uint8_t* ub = c.ub.data();
     const uint32_t chunk = 32 / wide;  // lanes that stay inside one block of every operand

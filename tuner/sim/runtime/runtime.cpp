@@ -45,6 +45,7 @@ struct GmBuffer {
     void* map_base;
     size_t map_len;
     std::string name;
+    bool without_data = false;  // gm_mark_without_data
 };
 
 // GM bytes a block read or wrote in one SyncAll epoch, gathered from every block after the launch.
@@ -1584,6 +1585,20 @@ void* gm_alloc(uint64_t bytes, const char* name) {
     return user;
 }
 
+void gm_mark_without_data(void* p) {
+    std::lock_guard<std::mutex> lock(g_gm_mu);
+    for (auto& b : g_gm) {
+        if (b.lo == uintptr_t(p)) b.without_data = true;
+    }
+}
+
+bool gm_data_skipped(const void* p) {
+    if (!g_options.timing_only) return false;
+    std::lock_guard<std::mutex> lock(g_gm_mu);
+    const GmBuffer* b = find_gm(uintptr_t(p));
+    return b && b->without_data;
+}
+
 void gm_free(void* p) {
     std::lock_guard<std::mutex> lock(g_gm_mu);
     for (auto it = g_gm.begin(); it != g_gm.end(); ++it) {
@@ -1803,6 +1818,7 @@ void write_report(const Launch& L, const char* path, double task_us) {
                         "come from HBM, writes land in L2 (write-back) while each block's even share of L2 has room; "
                         "SetL2CacheHint(CACHE_MODE_DISABLE) sends a tensor's writes to HBM");
     fprintf(f, "  \"l2\": \"%s\",\n", g_l2_warm ? "warm" : "cold");
+    fprintf(f, "  \"timing_only\": %s,\n", g_options.timing_only ? "true" : "false");
     fprintf(f, "  \"auto_sync\": %s,\n  \"warnings\": [", g_options.auto_sync ? "true" : "false");
     bool first = true;
     if (soc_config.low_confidence) {

@@ -115,6 +115,11 @@ MaskState& mask_state();
 // ---- GM ---------------------------------------------------------------------------------------------
 void* gm_alloc(uint64_t bytes, const char* name);
 void gm_free(void* p);
+// A GM buffer whose bytes nobody gives or reads back (a --timing-only run's inputs given by shape and its
+// outputs): copies to and from it move no data; the pages it never touches cost no memory.
+void gm_mark_without_data(void* p);
+// Whether the byte at `p` lies in such a buffer and the run is --timing-only.
+bool gm_data_skipped(const void* p);
 
 }  // namespace tuner_sim
 
@@ -235,6 +240,9 @@ struct LaunchOptions {
     const char* trace_path = nullptr;
     double timeout_s = 60.0;
     bool l2_warm = false;  // GM data already in L2 when it fits (--l2 warm); otherwise cold in HBM
+    // --timing-only: the checks and the model run as always, but element-wise arithmetic is skipped and buffers
+    // marked without data move none; the time equals the full run's where control flow does not depend on data.
+    bool timing_only = false;
 };
 LaunchOptions& launch_options();
 // Runs `body` once per block (block_dim blocks, waves of at most the SoC's vector cores) and checks the
