@@ -122,6 +122,8 @@ def _print_summary(result, max_rows: int = 8, err: bool = False, faults: bool = 
 @click.option("--kernel", help="Entry function of a single kernel (a template: 'f<512,128>'); without it SOURCE "
                                "is a whole program (host main() with <<<...>>> launches), run here with PROGRAM_ARGS.")
 @click.option("--block-dim", type=int, help="Number of blocks (blockDim) to launch the --kernel over.")
+@click.option("--add-source", "extra_sources", multiple=True, type=click.Path(path_type=Path), metavar="FILE",
+              help="Another source file of the whole program (a kernel in a file of its own; repeatable).")
 @click.option("--soc", default="Ascend910B1", show_default=True, help="SoC whose model and limits to use.")
 @click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]", help="Preprocessor define (repeatable).")
 @click.option("--arg", "arg_specs", multiple=True, metavar="SPEC",
@@ -151,12 +153,14 @@ def _print_summary(result, max_rows: int = 8, err: bool = False, faults: bool = 
 def simulate(source: Path | None, program_args: tuple[str, ...], kernel: str | None, block_dim: int | None, soc: str,
              defines: tuple[str, ...], arg_specs: tuple[str, ...], json_path: str | None, trace: Path | None,
              no_auto_sync: bool, timeout_s: float, l2: str, sandbox: bool, project: Path | None,
-             input_specs: tuple[str, ...], attr_specs: tuple[str, ...], output_dir: Path, timing_only: bool) -> None:
+             input_specs: tuple[str, ...], attr_specs: tuple[str, ...], output_dir: Path, timing_only: bool,
+             extra_sources: tuple[Path, ...]) -> None:
     """Compile Ascend C for the CPU simulator, run it, check it, and model its time.
 
     \b
     tuner simulate KERNEL.cpp --kernel NAME --block-dim N --arg ...   one kernel on arguments from files
     tuner simulate PROGRAM.asc [--define K=V] [-- PROGRAM_ARGS]        a whole program, as its ./demo would run
+    tuner simulate main.cpp --add-source kernel.cpp [-- PROGRAM_ARGS]  one in several files
     tuner simulate --project DIR --input x=x.npy [--attr k=v]         a CANN custom-operator project
     """
     if project is not None:
@@ -182,11 +186,17 @@ def simulate(source: Path | None, program_args: tuple[str, ...], kernel: str | N
             check_common()
             given = [name for name, value in (("--block-dim", block_dim), ("--arg", arg_specs), ("--trace", trace),
                                                ("--sandbox", sandbox), ("--timing-only", timing_only)) if value]
+            for extra in extra_sources:
+                if not extra.is_file():
+                    raise UsageError(f"--add-source {extra}: no such file")
             if given:
                 raise UsageError(f"{given[0]} needs --kernel (without it, {source} is run as a whole program)")
         _run_guarded(misuse)
-        _simulate_program(source, program_args, soc, defines, json_path, timeout_s, l2, not no_auto_sync)
+        _simulate_program([source, *extra_sources], program_args, soc, defines, json_path, timeout_s, l2,
+                          not no_auto_sync)
         return
+    if extra_sources:
+        _fail("--add-source is for a whole program, without --kernel", EXIT_USAGE)
     if program_args:
         _fail(f"unexpected argument '{program_args[0]}' (program arguments are for a whole program, without --kernel)",
               EXIT_USAGE)
@@ -232,11 +242,11 @@ def _simulate_project(project: Path, input_specs: tuple[str, ...], attr_specs: t
     sys.exit(EXIT_FAULT if result.faults else 0)
 
 
-def _simulate_program(source: Path, program_args: tuple[str, ...], soc: str, defines: tuple[str, ...],
+def _simulate_program(sources: list[Path], program_args: tuple[str, ...], soc: str, defines: tuple[str, ...],
                       json_path: str | None, timeout_s: float, l2: str, auto_sync: bool) -> None:
     from tuner.sim.program import simulate_program
 
-    result = _run_guarded(lambda: simulate_program([source], program_args, soc=_soc(soc).name, defines=defines,
+    result = _run_guarded(lambda: simulate_program(sources, program_args, soc=_soc(soc).name, defines=defines,
                                                    timeout_s=timeout_s, l2=l2, auto_sync=auto_sync))
     if json_path == "-":
         click.echo(json.dumps(result.report, indent=2))
@@ -245,7 +255,7 @@ def _simulate_program(source: Path, program_args: tuple[str, ...], soc: str, def
     for launch in result.launches:
         _print_summary(launch, err=True, faults=False)
     if not result.launches:
-        click.echo(f"{source}: the program launched no kernel", err=True)
+        click.echo(f"{sources[0]}: the program launched no kernel", err=True)
     if result.returncode != 0:  # the program's own verdict (a failed check), or a signal that ended it
         sys.exit(result.returncode if 0 < result.returncode < 256 else EXIT_FAULT)
     sys.exit(EXIT_FAULT if result.faults else 0)

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from tuner.errors import UsageError
-from tuner.sim.launches import rewrite_launches
+from tuner.sim.launches import launch_headers, rewrite_launches
 from tuner.sim.program import simulate_program
 
 PROGRAMS = Path(__file__).resolve().parent / "kernels" / "programs"
 SCALE_ADD = PROGRAMS / "scale_add.asc"
+LAUNCH_PROJECT = PROGRAMS / "launch_project"
 ASC_DEVKIT = Path(os.environ.get("ASC_DEVKIT_GIT", "/work/.mirror/mirror-cann+asc-devkit/repo"))
 
 
@@ -101,6 +102,31 @@ def test_a_kernel_template_with_several_parameters_runs_alone(tmp_path):
                  "--arg", "in=x.npy", "--arg", "out=y.npy:float32:1024", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert np.array_equal(np.load(tmp_path / "y.npy"), 5 * x)
+
+
+def test_each_kernel_gets_the_launch_header_cann_generates():
+    headers = launch_headers([(LAUNCH_PROJECT / "negate_kernel.cpp").read_text(),
+                              "__global__ void declared_only(GM_ADDR x);\n"
+                              "template <int n> __global__ __aicore__ void templated(GM_ADDR x) {}\n"
+                              "__global__ __aicore__ void by_value(__gm__ half* x, TilingData t) {}\n"])
+    assert sorted(headers) == ["aclrtlaunch_by_value.h", "aclrtlaunch_negate_custom.h"]
+    negate = headers["aclrtlaunch_negate_custom.h"]
+    assert 'extern "C" __global__ __aicore__ void negate_custom(GM_ADDR x, GM_ADDR y, uint32_t perBlock);' in negate
+    assert "aclrtlaunch_negate_custom(uint32_t blockDim, void* stream, void* x, void* y, uint32_t perBlock)" in negate
+    assert "negate_custom((GM_ADDR)x, (GM_ADDR)y, perBlock)" in negate
+    by_value = headers["aclrtlaunch_by_value.h"]
+    assert "aclrtlaunch_by_value(uint32_t blockDim, void* stream, void* x, TilingData t)" in by_value
+    assert "by_value((__gm__ half*)x, t)" in by_value
+
+
+def test_a_kernel_launch_project_in_two_files_runs_through_aclrt_launch_kernel(tmp_path):
+    proc = tuner("simulate", str(LAUNCH_PROJECT / "main.cpp"), "--add-source",
+                 str(LAUNCH_PROJECT / "negate_kernel.cpp"), "--soc", "Ascend910B2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "test pass: 0 wrong of 16384 (launch 0, stream status 0)" in proc.stdout
+    assert "negate_custom: 8 block(s) on Ascend910B2: ok" in proc.stderr
+    proc = tuner("simulate", str(LAUNCH_PROJECT / "main.cpp"), "--add-source", "missing.cpp", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip() == "error: --add-source missing.cpp: no such file"
 
 
 # ---- Huawei's own example, where asc-devkit is fetched ---------------------------------------------------------

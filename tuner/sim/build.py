@@ -25,7 +25,7 @@ from tuner.paths import cache_root
 from tuner.processes import JAIL_COMPILE_FILE_BYTES, Finished, Limits, run_limited
 from tuner.sandbox import Jail, require_sandbox
 from tuner.sim import codegen
-from tuner.sim.launches import PRELUDE, rewrite_launches
+from tuner.sim.launches import PRELUDE, launch_headers, rewrite_launches
 
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
@@ -442,23 +442,29 @@ def build_kernel(source: Path, kernel: str, soc: Soc, defines: list[str] | tuple
 
 def build_program(sources: list[Path], output: Path, soc: Soc, defines: list[str] | tuple[str, ...] = ()) -> Path:
     """Build a host program and its kernels unchanged: a CANN CPU-debug-mode program (tikicpulib.h, ICPU_RUN_KF),
-    or one that launches with <<<...>>> (those sources are compiled as rewritten copies, launches.py)."""
+    or one that launches with <<<...>>> or ACLRT_LAUNCH_KERNEL (those sources are compiled as rewritten copies,
+    launches.py, with the aclrtlaunch_<kernel>.h headers CANN generates)."""
     runtime = runtime_dir()
     socd = soc_dir(soc)
     cxx = compiler()
     with tempfile.TemporaryDirectory() as tmp:
+        generated = Path(tmp) / "generated"
+        generated.mkdir()
+        texts = [src.read_text(errors="replace") for src in sources]
+        for name, header in launch_headers(texts).items():
+            (generated / name).write_text(header)
         objects = []
-        for i, src in enumerate(sources):
+        for i, (src, text) in enumerate(zip(sources, texts, strict=True)):
             src = src.resolve()
             obj = Path(tmp) / f"{i}_{src.stem}.o"
             compiled = src
-            text = src.read_text(errors="replace")
             if "<<<" in text or src.suffix == ".asc":
                 body, _ = rewrite_launches(text, str(src))
                 compiled = Path(tmp) / f"{i}_{src.stem}.cpp"
                 compiled.write_text(PRELUDE.format(path=src) + body)
             proc = _run([cxx, *KERNEL_FLAGS, *_define_flags(list(defines)), "-I", str(INCLUDE_DIR), "-I", str(socd),
-                         "-I", str(src.parent), "-c", str(compiled), "-o", str(obj)], "compile")
+                         "-I", str(src.parent), "-I", str(generated), "-c", str(compiled), "-o", str(obj)],
+                        "compile")
             if proc.returncode != 0:
                 raise _compile_error(proc.stderr, sources, soc)
             _charge_memory_calls(obj, None)
