@@ -24,7 +24,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
@@ -56,6 +56,8 @@ class Row:
     launches: int = 0
     simulated_us: float | None = None
     seconds: float = 0.0
+    reports: list[dict] = field(default_factory=list)  # the simulator's report of each launch
+    output: str = ""  # what the README's steps printed
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -160,13 +162,17 @@ def cmake_defines(cmake: str, cache: dict[str, str]) -> tuple[list[str], list[st
     return sources, defines
 
 
-def run_example(repo: Path, name: str, work: Path) -> Row:
+def run_example(repo: Path, name: str, work: Path, overrides: dict[str, str] | None = None,
+                in_scope_only: bool = True) -> Row:
+    """Run the example `name` (a path under EXAMPLES) in `work` as its README does; `overrides` are CMake cache
+    values set after the README's own -D values (a best-practice case's SCENARIO_NUM). With `in_scope_only`, an
+    example outside the vector core's memory-based API (EXCLUDED, CUBE_CODE) is not run."""
     path = f"{EXAMPLES}/{name}"
     start = time.perf_counter()
     extract(repo, path, work)
     readme = (work / "README.md").read_text(errors="replace") if (work / "README.md").exists() else ""
     code = "\n".join(f.read_text(errors="replace") for f in work.rglob("*") if f.suffix in (".asc", ".h", ".cpp"))
-    why = exclusion(name, readme, code)
+    why = exclusion(name, readme, code) if in_scope_only else None
     if why:
         return Row(name, "excluded", why)
     block = _bash_block(readme)
@@ -181,6 +187,7 @@ def run_example(repo: Path, name: str, work: Path) -> Row:
                 cache.update(dict(re.findall(r"-D(\w+)=(\S+)", part)))
             elif part.startswith(("python", "./")) or part.startswith("cd "):
                 steps.append(part)
+    cache.update(overrides or {})
     cmake = (work / "CMakeLists.txt").read_text() if (work / "CMakeLists.txt").exists() else ""
     sources, defines = cmake_defines(cmake, cache)
     if not sources:
@@ -210,7 +217,8 @@ def run_example(repo: Path, name: str, work: Path) -> Row:
     launches = [json.loads(p.read_text()) for p in sorted(reports.glob("*.json"))]
     faults = [f["text"] for r in launches for f in r.get("faults", [])]
     simulated = sum(r.get("task_duration_us") or 0 for r in launches) if launches else None
-    row = Row(name, "pass", launches=len(launches), simulated_us=simulated, seconds=time.perf_counter() - start)
+    row = Row(name, "pass", launches=len(launches), simulated_us=simulated, seconds=time.perf_counter() - start,
+              reports=launches, output=proc.stdout)
     if faults:
         row.status, row.why = "fail", "fault: " + faults[0].replace(str(work) + "/", "")
     elif proc.returncode != 0:

@@ -83,6 +83,14 @@ def test_usable_ub_of_910b1_under_cann9() -> None:
     assert get_soc("Ascend910B1").usable_ub_bytes(9) == 196608 - 256 - 8192
 
 
+def test_tpipe_ub_scratch_and_stack_end_follow_asc_devkit() -> None:
+    # kernel_utils_mode_cpu.h (bufferInitLen), kernel_utils_constants.h (TMP_UB_OFFSET), kernel_pop_stack_buffer.h.
+    a2, p310, a5 = (get_soc(n) for n in ("Ascend910B1", "Ascend310P3", "Ascend950PR_9589"))
+    assert (a2.tpipe_ub_bytes.value, a2.ub_scratch_offset.value, a2.ub_stack_end) == (196608, 188416, 196544)
+    assert (p310.tpipe_ub_bytes.value, p310.ub_scratch_offset.value, p310.ub_stack_end) == (262144, 253952, 262144)
+    assert (a5.tpipe_ub_bytes.value, a5.ub_scratch_offset.value, a5.ub_stack_end) == (253952, 253952, 253952)
+
+
 def test_usable_ub_for_an_unknown_cann_major() -> None:
     with pytest.raises(ValueError, match="CANN 5"):
         get_soc("Ascend910B1").usable_ub_bytes(5)

@@ -73,7 +73,7 @@ def test_memory_clean():
 
 
 @pytest.mark.parametrize("bug, cls, api, words", [
-    (1, "ub-overflow", "TPipe::InitBuffer", ["196608 more bytes", "188160 usable bytes"]),
+    (1, "ub-overflow", "TPipe::InitBuffer", ["198656 more bytes", "may allocate 196608 bytes"]),
     (2, "misaligned", "DataCopy", ["40 bytes, not a multiple of 32"]),
     (3, "misaligned", "DataCopy", ["UB offset 12", "not 32-byte aligned"]),
     (4, "misaligned", "Adds", ["src0", "UB offset 4"]),
@@ -86,6 +86,25 @@ def test_memory_faults(bug, cls, api, words):
     assert_only(r, cls, api, MEMORY, bug)
     for w in words:
         assert w in r.faults[0].text
+
+
+RESERVED_UB = FAULTS / "reserved_ub.cpp"
+
+
+@pytest.mark.parametrize("mode", [1, 2])
+def test_select_scratch_in_the_reserved_ub(mode):
+    """A2's TPipe may take the whole 192 KB; Select's modes 1 and 2 then overwrite the block at 184 KB."""
+    x = rng.standard_normal(64).astype(np.float32)
+    expected = np.where(np.unpackbits(np.full(8, 0x55, np.uint8), bitorder="little").astype(bool), x, 2.0)
+    args = [GmIn(x, "x"), GmOut(np.dtype(np.float32), (64,), "z")]
+    for ub_bytes, faulty in ((196608, True), (188416, False)):
+        r = simulate(RESERVED_UB, "reserved_ub", 1, args, defines=[f"UB_BYTES={ub_bytes}", f"MODE={mode}"])
+        if faulty:
+            assert_only(r, "ub-overflow", "Select", RESERVED_UB, mode)
+            assert "scratch at UB offset 188416" in r.faults[0].text and "reach 196608 bytes" in r.faults[0].text
+        else:
+            assert r.faults == [], [f.text for f in r.faults]
+            np.testing.assert_array_equal(r.outputs[0], expected.astype(np.float32))
 
 
 def test_raw_gm_pointer_past_the_end_hits_the_guard_page():
@@ -117,7 +136,6 @@ def test_queue_clean():
     (1, "TQue::DeQue", ["DeQue on an empty VECOUT queue"]),
     (2, "TQue::EnQue", ["EnQue past the queue depth", "depth 1"]),
     (3, "TQue::AllocTensor", ["9 tensors allocated and not freed on position VECIN", "at most 8"]),
-    (4, "TQue::AllocTensor", ["never freed", "FreeTensor is missing"]),
     (5, "TQue::FreeTensor", ["already free"]),
 ])
 def test_queue_faults(bug, api, words):
@@ -125,6 +143,15 @@ def test_queue_faults(bug, api, words):
     assert_only(r, "queue-misuse", api, QUEUE, bug)
     for w in words:
         assert w in r.faults[0].text
+
+
+def test_a_tensor_never_freed_is_a_warning_not_a_fault():
+    """Harmless on the NPU (Huawei's own layernorm example leaves one allocated): the run is clean, the report
+    says where it was allocated."""
+    r = run_queue(4)
+    assert r.faults == [], [f.text for f in r.faults]
+    line = fault_line(QUEUE, 4)
+    assert any("are never freed" in w and f"queue.cpp:{line}" in w for w in r.warnings), r.warnings
 
 
 # ---- intra-core synchronisation ----------------------------------------------------------------------
@@ -324,7 +351,7 @@ CLI_FAULTS = [
     ("misaligned", MEMORY, "mem_fault", 1, "BUG=2", ["in=x1024.npy", "out=z.npy:float32:1024", "u32=1024"], []),
     ("out-of-bounds", MEMORY, "mem_fault", 1, "BUG=7", ["in=x1024.npy", "out=z.npy:float32:1024", "u32=1024"],
      []),
-    ("queue-misuse", QUEUE, "queue_fault", 1, "BUG=4", ["in=h1024.npy", "out=z.npy:float16:1024", "u32=1024"], []),
+    ("queue-misuse", QUEUE, "queue_fault", 1, "BUG=5", ["in=h1024.npy", "out=z.npy:float16:1024", "u32=1024"], []),
     ("sync-hazard", SYNC, "sync_fault", 1, "BUG=2",
      ["in=x1024.npy", "out=z.npy:float32:1024", "out=l.npy:float32:8", "u32=1024"], ["--no-auto-sync"]),
     ("gm-race", MULTI, "mc_fault", 8, "BUG=1", ["in=x512.npy", "out=z.npy:float32:512", "out=f.npy:int32:8"], []),

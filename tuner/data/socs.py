@@ -15,8 +15,9 @@ FAMILIES = frozenset({"A2", "A3", "310P", "950"})
 # Quantities the performance model and the roofline depend on; an `unconfirmed` or `assumed` one makes
 # every time simulated for that SoC a rougher estimate.
 MODEL_FIELDS = ("vector_cores", "clock_mhz", "ub_bytes", "gm_bandwidth_gbps", "l2_bytes")
-_NUMERIC = ("vector_cores", "cube_cores", "clock_mhz", "system_counter_mhz", "ub_bytes", "gm_bandwidth_gbps",
-            "l2_bytes", "l2_bandwidth_gbps", "max_live_tensors_per_position", "event_ids_per_hard_event")
+_NUMERIC = ("vector_cores", "cube_cores", "clock_mhz", "system_counter_mhz", "ub_bytes", "tpipe_ub_bytes",
+            "ub_scratch_offset", "gm_bandwidth_gbps", "l2_bytes", "l2_bandwidth_gbps", "max_live_tensors_per_position",
+            "event_ids_per_hard_event")
 _FLAGS = ("datacopypad_supported", "bf16_arithmetic")
 _STRINGS = ("family", "compiler_arch", "copy_curves", "vector_costs")
 _KEYS = frozenset(("npu_arch", "ub_reserved_bytes") + _NUMERIC + _FLAGS + _STRINGS)
@@ -54,6 +55,10 @@ class Soc:
     system_counter_mhz: Quantity  # the rate of the counter GetSystemCycle reads
     ub_bytes: Quantity
     ub_reserved_bytes: dict[int, Quantity] = field(hash=False)
+    # What TPipe may allocate (the simulator's ub-overflow limit), and where the APIs that use Ascend C's reserved
+    # UB put their scratch: a kernel's buffers reaching past it are clobbered by those APIs.
+    tpipe_ub_bytes: Quantity
+    ub_scratch_offset: Quantity
     gm_bandwidth_gbps: Quantity
     l2_bytes: Quantity
     l2_bandwidth_gbps: Quantity
@@ -65,12 +70,24 @@ class Soc:
     vector_costs: str
 
     def usable_ub_bytes(self, cann_major: int = 8) -> int:
-        """UB bytes a kernel may allocate under CANN `cann_major`: the UB less what that CANN reserves."""
+        """UB bytes the tuner's templates budget under CANN `cann_major`: the UB less ub_reserved_bytes, a margin
+        that keeps every API's reserved scratch free (TPipe itself may allocate tpipe_ub_bytes)."""
         reserved = self.ub_reserved_bytes.get(cann_major)
         if reserved is None:
             known = ", ".join(str(major) for major in sorted(self.ub_reserved_bytes))
             raise ValueError(f"{self.name}: no UB reserve known for CANN {cann_major} (known: {known})")
         return int(self.ub_bytes.value) - int(reserved.value)
+
+    @property
+    def ub_stack_end(self) -> int:
+        """Where PopStackBuffer's UB (the advanced APIs' own temporary space, after the TPipe's buffers) ends:
+        asc-devkit impl/basic_api/kernel_pop_stack_buffer.h GetEndAddress, the UB less its last 64 bytes (a KfcMsg)
+        on NpuArch 2201 (A2/A3), TMP_UB_OFFSET on 3510 (950), the whole UB elsewhere."""
+        if self.family in ("A2", "A3"):
+            return int(self.ub_bytes.value) - 64
+        if self.family == "950":
+            return int(self.ub_scratch_offset.value)
+        return int(self.ub_bytes.value)
 
     @property
     def low_confidence_fields(self) -> list[str]:

@@ -90,8 +90,8 @@ def config_source(soc: Soc, model_version: str) -> str:
     low = ", ".join(soc.low_confidence_fields)
     values = [
         f'"{soc.name}"', f'"{soc.family}"', f'"{model_version}"', str(soc.vector_cores.value),
-        repr(float(soc.clock_mhz.value)), repr(float(soc.system_counter_mhz.value)), str(soc.usable_ub_bytes()),
-        str(soc.ub_bytes.value),
+        repr(float(soc.clock_mhz.value)), repr(float(soc.system_counter_mhz.value)), str(soc.tpipe_ub_bytes.value),
+        str(soc.ub_scratch_offset.value), str(soc.ub_stack_end), str(soc.ub_bytes.value),
         str(soc.max_live_tensors_per_position.value), str(soc.event_ids_per_hard_event.value),
         repr(float(soc.gm_bandwidth_gbps.value)), f"{soc.l2_bytes.value}ull",
         repr(float(soc.l2_bandwidth_gbps.value)), "true" if soc.low_confidence else "false",

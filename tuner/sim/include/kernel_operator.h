@@ -12,6 +12,8 @@
 #include "tuner_sim/debug.h"
 #include "tuner_sim/utils.h"
 #include "tuner_sim/advanced.h"
+#include "tuner_sim/basic_extras.h"  // InitOutput
+#include "tuner_sim/list_tensor.h"  // ListTensorDesc, TensorDesc (kernel_operator_list_tensor_intf.h)
 #include "tuner_sim/unsupported.h"
 // The kernel's own code is charged; a kernel cannot mark its functions as the simulator's.
 #undef TUNER_SIM_UNCHARGED

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../include/tuner_sim/int4.h"
 #include "numerics.h"
 #include "state.h"
 
@@ -201,6 +202,8 @@ void data_copy(const CopyDesc& d) {
             }
             case CopyDir::UbToGm:
                 std::memcpy(static_cast<uint8_t*>(d.gm) + i * gm_step, ubp + d.ub_off + i * ub_step, d.block_bytes);
+                race_write_bytes(c, static_cast<uint8_t*>(d.gm) + i * gm_step, ubp + d.ub_off + i * ub_step,
+                                 d.block_bytes);
                 break;
             case CopyDir::UbToUb:
                 std::memmove(ubp + d.ub_off + i * (uint64_t(d.block_bytes) + d.dst_gap_bytes),
@@ -306,6 +309,9 @@ void vec_ext_exec(const VecDesc& d, VecExtOp op) { vec_run(d, int(op)); }
 namespace {
 void vec_run(const VecDesc& d, int ext) {
     BlockCtx& c = ctx();
+    // Select's modes 1 and 2 stage the scalar or the mask address in one 32-byte block of the reserved UB
+    // (asc-devkit dav_c220 kernel_operator_vec_cmpsel_impl.h, TMP_UB_OFFSET).
+    if ((d.kind == VecKind::Select && d.op != 0) || d.kind == VecKind::SelectScalar) check_reserved_scratch(d.api, 32);
     const InstrClass cls = vec_class(d);
     const uint32_t es_dst = esize(d.dst.type);
     const uint32_t es_src = has_src0(d.kind) ? esize(d.src0.type) : es_dst;
@@ -377,6 +383,123 @@ void vec_run(const VecDesc& d, int ext) {
     }
 }
 }  // namespace
+
+// ---- Cast between int4b_t and half (int4.h) -------------------------------------------------------------
+
+namespace {
+// Byte offset and nibble (0 low, 1 high) of int4b_t lane `lane` of repeat `r`: 64 lanes a 32-byte block.
+uint64_t nibble_offset(const VecOperand& o, uint32_t r, uint32_t lane, uint32_t& nibble) {
+    nibble = lane % 2;
+    return uint64_t(o.off) + (uint64_t(r) * o.rep_stride + uint64_t(lane / 64) * o.blk_stride) * 32 + (lane % 64) / 2;
+}
+// Bytes from an int4b_t operand's start to the end of the last block `repeats` repeats of `lanes` lanes touch.
+uint64_t int4_extent(const VecOperand& o, uint32_t repeats, uint32_t lanes) {
+    if (repeats == 0 || lanes == 0) return 0;
+    const uint32_t blocks = (lanes + 63) / 64;
+    return (uint64_t(repeats - 1) * o.rep_stride + uint64_t(blocks - 1) * o.blk_stride) * 32 + 32;
+}
+// One element: half -> int4b_t rounds as the mode says (CAST_NONE as CAST_RINT) and saturates to -8..7.
+uint8_t half_to_nibble(const uint8_t* h, Round mode) {
+    int8_t v = 0;
+    cast(DType::I8, DType::F16, mode == Round::NONE ? Round::RINT : mode, &v, h, 1);
+    return uint8_t(std::clamp<int>(v, -8, 7) & 0xF);
+}
+void nibble_to_half(uint8_t nib, uint8_t* h) {
+    const int8_t v = int8_t(nib & 0x8 ? int(nib) - 16 : int(nib));
+    cast(DType::F16, DType::I8, Round::NONE, h, &v, 1);
+}
+}  // namespace
+
+void cast_int4_exec(const VecDesc& d, bool to_int4) {
+    BlockCtx& c = ctx();
+    const VecOperand& half_op = to_int4 ? d.src0 : d.dst;
+    const VecOperand& int4_op = to_int4 ? d.dst : d.src0;
+    const Round mode = Round(d.round);
+    // Cast.md, the A2 table: half -> int4b_t with RINT/FLOOR/CEIL/ROUND/TRUNC/NONE, int4b_t -> half with NONE.
+    if (to_int4 ? mode == Round::ODD : mode != Round::NONE) {
+        fault(FaultClass::Unsupported, "Cast %s with round mode %s is not supported on %s",
+              to_int4 ? "half -> int4b_t" : "int4b_t -> half", round_name(d.round), soc_config.name);
+    }
+    constexpr uint32_t lanes = 128;  // the half side's 256 bytes
+    std::vector<UbSpan> spans;
+    auto add = [&](const VecOperand& o, uint64_t bytes, Access a, const char* name) {
+        check_ub_aligned(o.off, name);
+        spans.push_back({o.off, bytes, o.buf_end, a, name});
+    };
+    if (d.count_form) {
+        const uint64_t n = d.count;
+        if (n % 2 != 0) {
+            fault(FaultClass::Unsupported, "Cast with int4b_t: count %llu is odd; Cast.md requires an even count "
+                  "(two int4b_t a byte)", (unsigned long long)n);
+        }
+        add(d.dst, to_int4 ? n / 2 : n * 2, Access::Write, "dst");
+        add(d.src0, to_int4 ? n * 2 : n / 2, Access::Read, "src0");
+        pipe_op(Pipe::V, vec_cycles(d.cls, ElemType::F16, (n + lanes - 1) / lanes) + mask_cycles(), spans.data(),
+                int(spans.size()), nullptr, 0);
+        if (launch_options().timing_only) return;
+        uint8_t* ub = c.ub.data();
+        for (uint64_t i = 0; i < n; ++i) {
+            uint8_t* half_p = ub + half_op.off + i * 2;
+            uint8_t* byte = ub + int4_op.off + i / 2;
+            if (to_int4) {
+                const uint8_t nib = half_to_nibble(half_p, mode);
+                *byte = uint8_t(i % 2 ? (*byte & 0x0F) | (nib << 4) : (*byte & 0xF0) | nib);
+            } else {
+                nibble_to_half(uint8_t(i % 2 ? *byte >> 4 : *byte & 0xF), half_p);
+            }
+        }
+        return;
+    }
+    const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, d.repeat, lanes);
+    const uint32_t R = plan.repeats;
+    for (uint32_t r = 0; r < R; ++r) {  // Cast.md: a counter that is odd, or a bit mask splitting a byte
+        const Mask128 m = plan.for_repeat(r, lanes);
+        for (uint32_t i = 0; i < lanes; i += 2) {
+            if (m.test(i) != m.test(i + 1)) {
+                fault(FaultClass::Unsupported, "Cast with int4b_t: the mask enables lane %u but not lane %u of one "
+                      "byte; Cast.md requires an even count and equal bits for lanes 2k and 2k+1", m.test(i) ? i : i + 1,
+                      m.test(i) ? i + 1 : i);
+            }
+        }
+    }
+    const uint32_t reach_all = R ? mask_reach(plan.for_repeat(0, lanes), lanes) : 0;
+    const uint32_t reach_last = R ? mask_reach(plan.for_repeat(R - 1, lanes), lanes) : 0;
+    auto extent = [&](const VecOperand& o, bool nibbles) -> uint64_t {
+        if (R == 0) return 0;
+        uint64_t end = 0;
+        VecOperand last = o;
+        last.off = 0;
+        if (nibbles) {
+            if (R > 1) end = int4_extent(o, R - 1, reach_all);
+            if (reach_last) end = std::max(end, uint64_t(R - 1) * o.rep_stride * 32 + int4_extent(last, 1, reach_last));
+        } else {
+            if (R > 1) end = repeat_extent(o, 2, R - 1, reach_all);
+            if (reach_last) end = std::max(end, uint64_t(R - 1) * o.rep_stride * 32 + repeat_extent(last, 2, 1, reach_last));
+        }
+        return end;
+    };
+    add(d.dst, extent(d.dst, to_int4), Access::Write, "dst");
+    add(d.src0, extent(d.src0, !to_int4), Access::Read, "src0");
+    pipe_op(Pipe::V, vec_cycles(d.cls, ElemType::F16, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
+            int(spans.size()), nullptr, 0);
+    if (launch_options().timing_only) return;
+    uint8_t* ub = c.ub.data();
+    for (uint32_t r = 0; r < R; ++r) {
+        const Mask128 m = plan.for_repeat(r, lanes);
+        for (uint32_t i = 0; i < lanes; ++i) {
+            if (!m.test(i)) continue;
+            uint32_t nibble = 0;
+            uint8_t* byte = ub + nibble_offset(int4_op, r, i, nibble);
+            uint8_t* half_p = ub + lane_offset(half_op, 2, r, i);
+            if (to_int4) {
+                const uint8_t nib = half_to_nibble(half_p, mode);
+                *byte = uint8_t(nibble ? (*byte & 0x0F) | (nib << 4) : (*byte & 0xF0) | nib);
+            } else {
+                nibble_to_half(uint8_t(nibble ? *byte >> 4 : *byte & 0xF), half_p);
+            }
+        }
+    }
+}
 
 // ---- the CmpMask register (Compare（结果存入寄存器）.md, GetCmpMask(ISASI).md, SetCmpMask(ISASI).md) -------------
 

@@ -117,6 +117,10 @@ struct GmAccess {
     uint32_t site;
     uint32_t phase = 0;
     bool atomic = false;
+    // A write's stored bytes, [lo, hi), the block's last value of each: valid when `unfilled` is 0 (every byte
+    // recorded came with its value from UB; a scalar store or a record over the content budget never does).
+    std::vector<uint8_t> bytes;
+    uint64_t unfilled = 0;
 };
 
 // A SetL2CacheHint: copies of GM bytes [lo, hi) bypass L2 or not.
@@ -202,6 +206,8 @@ struct BlockCtx {
 };
 
 BlockCtx& ctx();
+// A DataCopy to GM's stored bytes, for the race check (runtime.cpp).
+void race_write_bytes(BlockCtx& c, const void* gm, const uint8_t* src, uint64_t n);
 const Site& site(uint32_t id);
 uint32_t intern_site(const char* api, const char* file, int line);
 double now_cycles(const BlockCtx& c);

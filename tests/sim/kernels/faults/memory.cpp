@@ -27,7 +27,7 @@ public:
         zGm.SetGlobalBuffer((__gm__ float *)z, n);
         zRaw = (__gm__ float *)z;
 #if BUG == 1
-        pipe.InitBuffer(inQ, 2, 96 * 1024);  // FAULT 1
+        pipe.InitBuffer(inQ, 2, 97 * 1024);  // FAULT 1
 #else
         pipe.InitBuffer(inQ, 2, TILE * sizeof(float));
 #endif

@@ -2,7 +2,7 @@
 //   1 DeQue on a queue nothing was EnQue'd to
 //   2 EnQue past the queue depth (depth 1, two EnQue without a DeQue)
 //   3 nine tensors alive on VECIN at once (A2 allows eight): eight held in a side queue, one more in the loop
-//   4 a tensor that is never freed
+//   4 a tensor that is never freed (a warning: harmless on the NPU)
 //   5 FreeTensor twice on the same tensor
 // A line marked `// FAULT n` is where the fault of BUG=n must be reported (tests/sim/test_faults.py).
 #include "kernel_operator.h"

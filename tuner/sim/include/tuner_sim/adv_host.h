@@ -1,5 +1,6 @@
 // The host side of the advanced APIs: TensorShape, the tiling structs the kernel side takes, and the helpers
 // that size temporary space and fill tiling (GetXxxMaxMinTmpSize, SoftMaxTilingFunc, LogSoftMaxTilingFunc,
+// SoftMaxFlashTilingFunc, SoftMaxFlashV2TilingFunc, SoftMaxFlashV3TilingFunc, SoftMaxGradTilingFunc,
 // GetRmsNormTilingInfo, GetLayerNormNDTilingInfo).
 // Plain C++ with no kernel dependency, so a host tiling function can include it as well as a kernel.
 #pragma once
@@ -320,28 +321,15 @@ inline void GetClampTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLi
     extraBuf = 0;
     maxLiveNodeCount = 1;
 }
-// Host side (SoftMax-SimpleSoftMax-Tiling.md), A2/A3 budget: (32 / dataTypeSize + k + 64) floats per row;
-// the minimum is one row, the maximum all rows at once. dataTypeSize is the size of the max/sum type.
-inline uint32_t GetSoftMaxMinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool) {
-    const std::vector<int64_t> d = srcShape.GetDims();
-    return (32 / dataTypeSize + uint32_t(d.back()) + adv::kLanes) * sizeof(float);
+namespace adv {
+// The rows per pass a budget of `floats` holds, a multiple of 8 when not all of them.
+inline uint32_t split_rows(uint32_t floats, uint32_t perRow, uint32_t m) {
+    uint32_t split = std::min(floats / perRow, m);
+    if (split < m && split > kBlkFloats) split = split / kBlkFloats * kBlkFloats;
+    return split;
 }
-inline uint32_t GetSoftMaxMaxTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool reuse) {
-    const std::vector<int64_t> d = srcShape.GetDims();
-    const uint32_t m = uint32_t(srcShape.GetShapeSize() / d.back());
-    return m * GetSoftMaxMinTmpSize(srcShape, dataTypeSize, reuse);
-}
-// The rows per pass that localWorkSpaceSize holds (a multiple of 8 when it is not all of them), and the
-// passes that make up the m rows. (asc-devkit further shrinks splitM for its basic-block path; that is a
-// performance choice of the NPU code and not modelled.)
-inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
-                              const uint32_t localWorkSpaceSize, SoftMaxTiling& softmaxTiling) {
-    const std::vector<int64_t> d = srcShape.GetDims();
-    const uint32_t k = uint32_t(d.back());
-    const uint32_t m = uint32_t(srcShape.GetShapeSize() / k);
-    const uint32_t blk = 32 / dataTypeSize;
-    uint32_t split = std::min(localWorkSpaceSize / uint32_t(sizeof(float)) / (blk + k + adv::kLanes), m);
-    if (split < m && split > adv::kBlkFloats) split = split / adv::kBlkFloats * adv::kBlkFloats;
+// The SoftMaxTiling fields that follow from the shape, the rows per pass and the 32-byte block of `blk`.
+inline SoftMaxTiling softmax_tiling(uint32_t m, uint32_t k, uint32_t split, uint32_t blk) {
     SoftMaxTiling t;
     t.srcM = m;
     t.srcK = k;
@@ -359,7 +347,45 @@ inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTy
     t.tailM = split ? m % split : 0;
     t.tailSplitSize = t.tailM * k;
     t.tailReduceSize = t.tailM * blk;
-    softmaxTiling = t;
+    return t;
+}
+inline void shape_mk(const TensorShape& shape, uint32_t& m, uint32_t& k) {
+    const std::vector<int64_t> d = shape.GetDims();
+    k = d.empty() ? 0 : uint32_t(d.back());
+    m = k ? uint32_t(shape.GetShapeSize() / k) : 0;
+}
+// asc-devkit's AdjustToBasicBlockBaseM: a basic-block split divides M in multiples of 8 rows and keeps
+// split * k under 64 * 256.
+inline void basic_block_split(uint32_t& split, uint32_t m, uint32_t k) {
+    if (split > kBlkFloats && m % kBlkFloats == 0 && k % kLanes == 0) {
+        split = split / kBlkFloats * kBlkFloats;
+        while (split > 0 && m % split != 0) split -= kBlkFloats;
+        while (split * k >= kLanes * 256) split /= 2;
+    }
+}
+}  // namespace adv
+
+// Host side (SoftMax-SimpleSoftMax-Tiling.md), A2/A3 budget: (32 / dataTypeSize + k + 64) floats per row;
+// the minimum is one row, the maximum all rows at once. dataTypeSize is the size of the max/sum type.
+inline uint32_t GetSoftMaxMinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool) {
+    const std::vector<int64_t> d = srcShape.GetDims();
+    return (32 / dataTypeSize + uint32_t(d.back()) + adv::kLanes) * sizeof(float);
+}
+inline uint32_t GetSoftMaxMaxTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool reuse) {
+    const std::vector<int64_t> d = srcShape.GetDims();
+    const uint32_t m = uint32_t(srcShape.GetShapeSize() / d.back());
+    return m * GetSoftMaxMinTmpSize(srcShape, dataTypeSize, reuse);
+}
+// The rows per pass that localWorkSpaceSize holds (a multiple of 8 when it is not all of them, then adjusted
+// for a basic block as asc-devkit's AdjustToBasicBlockBaseM does), and the passes that make up the m rows.
+inline void SoftMaxTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                              const uint32_t localWorkSpaceSize, SoftMaxTiling& softmaxTiling) {
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    const uint32_t blk = 32 / dataTypeSize;
+    uint32_t split = adv::split_rows(localWorkSpaceSize / uint32_t(sizeof(float)), blk + k + adv::kLanes, m);
+    adv::basic_block_split(split, m, k);
+    softmaxTiling = adv::softmax_tiling(m, k, split, blk);
 }
 
 // LogSoftMax-Tiling.md: the same budget and tiling as SoftMax.
@@ -372,6 +398,163 @@ inline uint32_t GetLogSoftMaxMaxTmpSize(const TensorShape srcShape, const uint32
 inline void LogSoftMaxTilingFunc(const TensorShape srcShape, const uint32_t dataTypeSize,
                                  const uint32_t localWorkSpaceSize, LogSoftMaxTiling& softmaxTiling) {
     SoftMaxTilingFunc(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
+}
+
+// Host side (SoftmaxFlash-Tiling接口.md), A2/A3 budget per row in floats (blk = 32 / dataTypeSize): SoftMax's
+// blk + k + 64, or 4 * blk + 2k with isUpdate. Minimum one row, maximum all rows.
+namespace adv {
+inline uint32_t flash_row_floats(uint32_t k, uint32_t typeSize, bool isUpdate) {
+    const uint32_t blk = 32 / typeSize;
+    return isUpdate ? 4 * blk + 2 * k : blk + k + kLanes;
+}
+}  // namespace adv
+inline uint32_t GetSoftMaxFlashMinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                                          const bool isUpdate, const bool isReuseSource) {
+    (void)isReuseSource;
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    return adv::flash_row_floats(k, dataTypeSize, isUpdate) * uint32_t(sizeof(float));
+}
+inline uint32_t GetSoftMaxFlashMaxTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                                          const bool isUpdate, const bool isReuseSource) {
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    return m * GetSoftMaxFlashMinTmpSize(srcShape, dataTypeSize, isUpdate, isReuseSource);
+}
+inline void SoftMaxFlashTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                                   const uint32_t localWorkSpaceSize, SoftMaxTiling& softmaxFlashTiling,
+                                   const bool isUpdate = false) {
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    const uint32_t perRow = adv::flash_row_floats(k, dataTypeSize, isUpdate);
+    uint32_t split = adv::split_rows(localWorkSpaceSize / uint32_t(sizeof(float)), perRow, m);
+    adv::basic_block_split(split, m, k);
+    softmaxFlashTiling = adv::softmax_tiling(m, k, split, 32 / dataTypeSize);
+}
+
+// IsBasicBlockInSoftMax.md: whether a SoftMaxTiling's shape takes the basic-block path (no tail rows, k a
+// multiple of 64 in [256 / dataTypeSize, 2048)).
+inline bool IsBasicBlockInSoftMax(const SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+    if (dataTypeSize == 0) return false;
+    return tiling.tailM == 0 && tiling.srcK >= 256 / dataTypeSize && tiling.srcK < 2048 &&
+           tiling.srcK % adv::kLanes == 0;
+}
+
+// Host side (SoftmaxGrad-Tiling接口.md), A2/A3 budget per row in floats: half 2 * 16 + 3k + 64; float
+// 2 * 8 + k + 64, or 8 + k + 64 with isFront. Minimum one row, maximum all rows.
+namespace adv {
+inline uint32_t grad_row_floats(uint32_t k, uint32_t typeSize, bool isFront) {
+    const uint32_t blk = 32 / typeSize;
+    if (typeSize == 2) return 2 * blk + 3 * k + kLanes;
+    return (isFront ? blk : 2 * blk) + k + kLanes;
+}
+}  // namespace adv
+inline uint32_t GetSoftMaxGradMinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+    (void)isReuseSource;
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    return adv::grad_row_floats(k, dataTypeSize, isFront) * sizeof(float);
+}
+inline uint32_t GetSoftMaxGradMaxTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    return m * GetSoftMaxGradMinTmpSize(srcShape, dataTypeSize, isFront, isReuseSource);
+}
+inline void SoftMaxGradTilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize,
+                                  const uint32_t localWorkSpaceSize, SoftMaxTiling& softmaxGradTiling,
+                                  const bool isFront = false) {
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    const uint32_t perRow = adv::grad_row_floats(k, dataTypeSize, isFront);
+    uint32_t split = adv::split_rows(localWorkSpaceSize / uint32_t(sizeof(float)), perRow, m);
+    adv::basic_block_split(split, m, k);
+    softmaxGradTiling = adv::softmax_tiling(m, k, split, 32 / dataTypeSize);
+}
+
+// Host side (SoftmaxFlashV2-Tiling接口.md), the A2/A3 figures in floats; blk = 32 / dataTypeSize2 (the sum and
+// max type). Per row: half src 2 * blk + k + 64, float blk + 64; with isBasicBlock (k a multiple of 64, and for
+// the maximum and the tiling M a multiple of 8) half blk + k + 64 and float blk + 64, k = 1024 taking 128 for 64;
+// the basic-block minimum is 8 rows. isFlashOutputBrc multiplies the minimum by min(32 / dataTypeSize1, M) rows.
+namespace adv {
+inline uint32_t flashv2_row_floats(uint32_t k, uint32_t dt1, uint32_t blk, bool basic) {
+    const uint32_t unit = basic && k == 1024 ? 2 * kLanes : kLanes;
+    if (basic) return dt1 == 2 ? blk + k + unit : blk + unit;
+    return dt1 == 2 ? 2 * blk + k + kLanes : blk + kLanes;
+}
+}  // namespace adv
+inline uint32_t GetSoftMaxFlashV2MinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+    (void)isUpdate;
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    const uint32_t blk = 32 / dataTypeSize2;
+    const bool basic = isBasicBlock && k % adv::kLanes == 0;
+    uint32_t need = (basic ? adv::kBlkFloats : 1) * adv::flashv2_row_floats(k, dataTypeSize1, blk, basic);
+    if (isFlashOutputBrc) need = (basic ? need / adv::kBlkFloats : need) * std::min(32 / dataTypeSize1, m);
+    return need * uint32_t(sizeof(float));
+}
+inline uint32_t GetSoftMaxFlashV2MaxTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+    (void)isUpdate;
+    (void)isFlashOutputBrc;
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    const bool basic = isBasicBlock && k % adv::kLanes == 0 && m % adv::kBlkFloats == 0;
+    if (basic) {
+        while (m * k >= adv::kLanes * 256) m /= 2;
+    }
+    return m * adv::flashv2_row_floats(k, dataTypeSize1, 32 / dataTypeSize2, basic) * uint32_t(sizeof(float));
+}
+inline void SoftMaxFlashV2TilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     SoftMaxTiling& softmaxFlashTiling, const bool isUpdate,
+                                     const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+    (void)isUpdate;
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    const uint32_t blk = 32 / dataTypeSize2, floats = localWorkSpaceSize / uint32_t(sizeof(float));
+    const bool basic = isBasicBlock && k % adv::kLanes == 0 && m % adv::kBlkFloats == 0;
+    uint32_t split = floats / adv::flashv2_row_floats(k, dataTypeSize1, blk, basic);
+    if (basic) {
+        split = std::min(split, m);
+        adv::basic_block_split(split, m, k);
+    }
+    const uint32_t tile = isFlashOutputBrc && dataTypeSize1 == 2 ? 16 : adv::kBlkFloats;
+    split = std::min(split, m);
+    if (split < m && split > tile) split = split / tile * tile;
+    softmaxFlashTiling = adv::softmax_tiling(m, k, split, blk);
+}
+
+// Host side (SoftmaxFlashV3-Tiling接口.md), A2/A3: (8 * 5 + 2k + 64) floats a row with blk = 32 /
+// dataTypeSize2 = 8; the minimum one row, the maximum all rows.
+inline void GetSoftMaxFlashV3MaxMinTmpSize(const TensorShape& srcShape, const uint32_t dataTypeSize1,
+                                           const uint32_t dataTypeSize2, uint32_t& maxValue, uint32_t& minValue,
+                                           const bool isUpdate = false, const bool isBasicBlock = false) {
+    (void)dataTypeSize1;
+    (void)isUpdate;
+    (void)isBasicBlock;
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    minValue = ((32 / dataTypeSize2) * 5 + 2 * k + adv::kLanes) * uint32_t(sizeof(float));
+    maxValue = m * minValue;
+}
+inline void SoftMaxFlashV3TilingFunc(const TensorShape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     SoftMaxTiling& softmaxFlashV3Tiling, const bool isUpdate = false,
+                                     const bool isBasicBlock = false) {
+    (void)dataTypeSize1;
+    (void)isUpdate;
+    (void)isBasicBlock;
+    uint32_t m = 0, k = 0;
+    adv::shape_mk(srcShape, m, k);
+    const uint32_t blk = 32 / dataTypeSize2;
+    const uint32_t perRow = blk * 5 + 2 * k + adv::kLanes;
+    const uint32_t split = adv::split_rows(localWorkSpaceSize / uint32_t(sizeof(float)), perRow, m);
+    softmaxFlashV3Tiling = adv::softmax_tiling(m, k, split, blk);
 }
 
 // Host side (RmsNorm-Tiling.md), shapes [B, S, H] (H 32-byte aligned; originSrcShape's H the real length).
@@ -456,3 +639,7 @@ inline void GetLayerNormNDTilingInfo(const TensorShape& srcShape, const uint32_t
 }
 
 }  // namespace AscendC
+#include "adv_transform_host.h"  // Pad / UnPad / Broadcast / Transpose tiling and temporary sizes
+#include "adv_quant_host.h"  // quantization, sort/TopK, Arange, DropOut/Select temporary sizes and tiling
+#include "adv_norm_host.h"  // DeepNorm, LayerNormGrad(Beta), [A, R] LayerNorm, Normalize, Welford
+#include "adv_reduce_host.h"  // ReducePattern; ReduceMax/ReduceMin and Axpy temporary sizes

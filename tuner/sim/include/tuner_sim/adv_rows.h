@@ -1,9 +1,11 @@
-// Ascend C's row-wise high-level APIs: SoftMax, LogSoftMax, SimpleSoftMax, RmsNorm and LayerNorm (tiling
-// structs and host helpers in adv_host.h). Each is expanded into basic vector APIs over [m, k] row blocks
-// (ND format), the way asc-devkit's A2 implementation works: rows reduced with strided Max/Add folds and
-// WholeReduce, the per-row result broadcast to one 32-byte block per row (Brcb), then applied to every row
-// with a strided binary op whose second operand repeats that block. Computation is in float; half is
-// widened first.
+// Ascend C's row-wise high-level APIs: SoftMax, LogSoftMax, SimpleSoftMax, SoftmaxFlash, SoftmaxFlashV2,
+// SoftmaxFlashV3, SoftmaxGrad, SoftmaxGradFront, RmsNorm and LayerNorm (tiling structs and host helpers in
+// adv_host.h). Each is expanded into basic vector APIs over [m, k] row blocks (ND format), the way
+// asc-devkit's A2 implementation works: rows reduced with strided Max/Add folds and WholeReduce, the per-row
+// result broadcast to one 32-byte block per row (Brcb), then applied to every row with a strided binary op
+// whose second operand repeats that block. Computation is in float; half is widened first. The temporary space
+// a pass takes is what asc-devkit's layout takes (SoftmaxGrad: within its tiling budget), so a buffer one
+// block short is a fault and one that Huawei's kernel fits is not.
 #pragma once
 #include "adv_math.h"
 
@@ -132,41 +134,96 @@ inline void row_apply(ApplyOp op, const LocalTensor<float>& dst, const LocalTens
     }
 }
 
+// BlockReduceSum / BlockReduceMax of n 32-byte blocks of src into n floats of dst (8 blocks a repeat).
+TUNER_SIM_UNCHARGED inline void block_reduce(RowOp op, const LocalTensor<float>& dst, const LocalTensor<float>& src,
+                                             uint32_t n, Loc loc) {
+    for (uint32_t b = 0; b < n; b += 8 * kMaxRepeat) {
+        const uint32_t blocks = std::min(8 * kMaxRepeat, n - b);
+        const uint32_t full = blocks / 8, rest = blocks % 8;
+        if (full) {
+            if (op == RowOp::Sum) {
+                BlockReduceSum(dst[b], src[b * 8], int32_t(full), int32_t(kLanes), 1, 1, 8, loc);
+            } else {
+                BlockReduceMax(dst[b], src[b * 8], int32_t(full), int32_t(kLanes), 1, 1, 8, loc);
+            }
+        }
+        if (rest) {
+            const uint32_t at = b + full * 8;
+            if (op == RowOp::Sum) {
+                BlockReduceSum(dst[at], src[at * 8], 1, int32_t(rest * 8), 1, 1, 8, loc);
+            } else {
+                BlockReduceMax(dst[at], src[at * 8], 1, int32_t(rest * 8), 1, 1, 8, loc);
+            }
+        }
+    }
+}
+// red[0..m) broadcast to c 32-byte blocks a row of dst, writing exactly m * c blocks (dst may hold no more):
+// Brcb for each whole group of 8 rows (two with doubled strides for c = 2), and for the last m % 8 rows the
+// value read on the scalar unit and Duplicated.
+TUNER_SIM_UNCHARGED inline void row_broadcast_blocks(const LocalTensor<float>& dst, const LocalTensor<float>& red,
+                                                     uint32_t m, uint32_t c, Loc loc) {
+    const uint32_t groups = m / 8, L = kBlkFloats * c;
+    for (uint32_t g0 = 0; g0 < groups; g0 += kMaxRepeat) {
+        const uint8_t rep = uint8_t(std::min(kMaxRepeat, groups - g0));
+        if (c == 1) {
+            Brcb(dst[g0 * 64], red[g0 * 8], rep, BrcbRepeatParams(1, 8), loc);
+        } else {
+            for (uint32_t half_ = 0; half_ < 2; ++half_) {
+                Brcb(dst[g0 * 128 + half_ * kBlkFloats], red[g0 * 8], rep, BrcbRepeatParams(2, 16), loc);
+            }
+        }
+    }
+    for (uint32_t r = groups * 8; r < m; ++r) Duplicate(dst[r * L], red.GetValue(r, loc), int32_t(L), loc);
+}
+// [m, 8] float blocks to [m, 16] floats, each block written twice (asc-devkit's 32-byte-to-64-byte
+// BroadCastLastImpl): two block-strided Copy, writing exactly m * 16 floats. A template so that it is built only
+// where used (Copy does not exist on 310P).
+template <typename F>
+TUNER_SIM_UNCHARGED inline void blocks_doubled(const LocalTensor<F>& dst, const LocalTensor<F>& src, uint32_t m,
+                                               Loc loc) {
+    for (uint32_t half_ = 0; half_ < 2; ++half_) {
+        for (uint32_t r0 = 0; r0 < m; r0 += 8 * kMaxRepeat) {
+            const uint32_t rows = std::min(8 * kMaxRepeat, m - r0), full = rows / 8, rest = rows % 8;
+            const CopyRepeatParams p(2, 1, 16, 8);
+            const LocalTensor<F> d = dst[r0 * 16 + half_ * kBlkFloats], sr = src[r0 * kBlkFloats];
+            if (full) Copy(d, sr, kLanes, uint8_t(full), p, loc);
+            if (rest) Copy(d[full * 128], sr[full * kLanes], rest * kBlkFloats, 1, p, loc);
+        }
+    }
+}
 // ---- SoftMax / SimpleSoftMax (激活函数/SoftMax接口/SoftMax.md, SimpleSoftMax.md) ------------------------
-// Per pass of m = tiling.splitM rows (tail tiling.tailM) the temporary space holds, in float: the widened
-// rows when T is half (m * k), the column folds (m * 64), the broadcast row blocks and the row results
-// (both for m rounded up to 8) — within the (32 / sizeof(max type) + k + 64) floats per row that
-// SoftMaxTilingFunc budgets, but for mixed half/float with m not a multiple of 8. Max and sum are written
-// as [m, 32 bytes] blocks of their type.
-template <typename T>
-TUNER_SIM_UNCHARGED constexpr uint32_t softmax_floats(uint32_t m, uint32_t k) {
-    return (sizeof(T) == 2 ? m * k : 0) + m * kLanes + align8(m) * (kBlkFloats + 1);
-}
-struct SoftmaxPass {
-    LocalTensor<float> work, fold, brc, red;
+// SoftMax and LogSoftMax lay out the temporary space of a pass as asc-devkit's A2 ND code does (offsets from
+// tiling.splitM = s rows, in floats): the widened rows when T is half (s * k), then the row results when they
+// do not go straight into the max / sum outputs (s * reduceK: no outputs, or half outputs), then the column
+// folds (s * 64), which also hold the broadcast row blocks once a reduction is done. So a float SoftMax with
+// max and sum needs s * 64 floats: the row results are reduced into maxTensor / sumTensor and broadcast there.
+struct SoftmaxNeed {
+    bool outs;         // max and sum written out
+    uint32_t outSize;  // their element size
+    uint32_t reduceK;  // floats per row of the row results (tiling.reduceK)
+    uint32_t typeSize; // sizeof(T)
+    TUNER_SIM_UNCHARGED uint32_t floats(uint32_t s, uint32_t k) const {
+        const bool red = !outs || (typeSize == 2 && outSize == 2);
+        return (typeSize == 2 ? s * k : 0) + (red ? s * reduceK : 0) + s * kLanes;
+    }
 };
-template <typename T>
-TUNER_SIM_UNCHARGED inline SoftmaxPass softmax_layout(const LocalTensor<uint8_t>& tmp, uint32_t m, uint32_t k) {
-    const LocalTensor<float> f = tmp.ReinterpretCast<float>();
-    const uint32_t work = sizeof(T) == 2 ? m * k : 0;
-    return {f, f[work], f[work + m * kLanes], f[work + m * kLanes + align8(m) * kBlkFloats]};
-}
 struct SoftmaxShape {
     uint32_t m, k, split, tail, passes;
 };
 // The shape comes from softmaxShapeInfo, or the tiling when that is left empty. With isCheckTiling (the
 // default; SoftMax.md's SoftmaxConfig) a tiling that does not match the shape, e.g. one left zeroed, is
 // recomputed in the API: as many rows per pass as the temporary space holds (a multiple of 8 when not all).
-template <typename T>
+// need(split, k): the floats a pass of split rows takes.
+template <typename Need>
 TUNER_SIM_UNCHARGED inline SoftmaxShape softmax_shape(const char* api, const SoftMaxTiling& tiling,
                                                       const SoftMaxShapeInfo& info, const LocalTensor<uint8_t>& tmp,
-                                                      bool checkTiling) {
+                                                      bool checkTiling, const Need& need) {
     const uint32_t m = info.srcM ? info.srcM : tiling.srcM;
     const uint32_t k = info.srcK ? info.srcK : tiling.srcK;
     uint32_t split = tiling.splitM;
     if (checkTiling && (tiling.srcM != m || tiling.srcK != k || split == 0)) {
         split = std::min(m, tmp.GetSize() / uint32_t(sizeof(float)) / std::max(1u, k));
-        while (split > 0 && softmax_floats<T>(split, k) * sizeof(float) > tmp.GetSize()) --split;
+        while (split > 0 && need(split, k) * sizeof(float) > tmp.GetSize()) --split;
         if (split < m && split > kBlkFloats) split = split / kBlkFloats * kBlkFloats;
         split = std::max(split, 1u);  // too little space: softmax_check names it
     }
@@ -178,24 +235,24 @@ TUNER_SIM_UNCHARGED inline SoftmaxShape softmax_shape(const char* api, const Sof
     split = std::min(split, m);
     return {m, k, split, m % split, m / split};
 }
-template <typename T>
+template <typename T, typename Need>
 TUNER_SIM_UNCHARGED inline void softmax_check(const char* api, const LocalTensor<uint8_t>& tmp, const SoftmaxShape& s,
-                                              bool own) {
+                                              bool own, const Need& needOf) {
     if (s.k * sizeof(T) % 32 != 0) {
         tuner_sim::fault(tuner_sim::FaultClass::Misaligned, "%s: srcK %u elements is not 32-byte aligned", api, s.k);
     }
-    const uint32_t need = softmax_floats<T>(s.split, s.k) * sizeof(float);
+    const uint32_t need = needOf(s.split, s.k) * sizeof(float);
     if (tmp.GetSize() >= need) return;
     if (own) {
         tuner_sim::fault(tuner_sim::FaultClass::UbOverflow,
                          "%s takes its temporary space from the UB left after InitBuffer: %u bytes left, tiling.splitM "
-                         "= %u rows of %u need %u (SoftMaxTilingFunc's localWorkSpaceSize)",
+                         "= %u rows of %u need %u (the tiling function's localWorkSpaceSize)",
                          api, tmp.GetSize(), s.split, s.k, need);
     }
     tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
-                     "%s: sharedTmpBuffer holds %u bytes; tiling.splitM = %u rows of %u need %u (pass "
-                     "SoftMaxTilingFunc a localWorkSpaceSize no larger than the buffer, at least "
-                     "GetSoftMaxMinTmpSize)",
+                     "%s: sharedTmpBuffer holds %u bytes; tiling.splitM = %u rows of %u need %u (fill the tiling "
+                     "with the API's tiling function for a localWorkSpaceSize no larger than the buffer, at least "
+                     "its minimum temporary size)",
                      api, tmp.GetSize(), s.split, s.k, need);
 }
 // x as float rows: the widened copy for half, the source itself for float.
@@ -214,57 +271,76 @@ template <typename T>
 TUNER_SIM_UNCHARGED inline void rows_out(const LocalTensor<T>& dst, const LocalTensor<float>& y, uint32_t n, Loc loc) {
     if constexpr (sizeof(T) == 2) narrow(dst, y, n, loc);
 }
-// Writes red[0..m) to out as [m, 32-byte] blocks of U (the max / sum outputs): broadcast into `fold` (free
-// once the rows are reduced) and copied, so that no instruction writes past out's m rows; for half the
-// values are narrowed through `brc` (free once applied).
+// Writes the row results to out as [m, 32-byte] blocks of U (the max / sum outputs), so that no instruction
+// writes past out's m rows. For float, `fold` holds them broadcast already (row_broadcast) and is copied; for
+// half red[0..m) is narrowed into out's first m elements, broadcast from there into `fold` and copied back.
 template <typename U>
 TUNER_SIM_UNCHARGED inline void rows_result(const LocalTensor<U>& out, const LocalTensor<float>& red,
-                                            const LocalTensor<float>& brc, const LocalTensor<float>& fold, uint32_t m,
-                                            Loc loc) {
+                                            const LocalTensor<float>& fold, uint32_t m, Loc loc) {
     if constexpr (sizeof(U) == 4) {
-        row_broadcast(fold, red, m, loc);
+        (void)red;
         DataCopy(out, fold, m * kBlkFloats, loc);
     } else {
-        const LocalTensor<half> h = brc.ReinterpretCast<half>(), blocks = fold.ReinterpretCast<half>();
-        narrow(h, red, m, loc);
-        row_broadcast(blocks, h, m, loc);
+        const LocalTensor<half> blocks = fold.ReinterpretCast<half>();
+        narrow(out, red, m, loc);
+        row_broadcast(blocks, out, m, loc);
         DataCopy(out, blocks, m * 16, loc);
     }
 }
 // SoftMax: max = rowmax(x), e = exp(x - max), sum = rowsum(e), dst = e / sum; max and sum written out when
 // given (U: their element type).
 // LogSoftMax (isLog) then takes log10 of dst, as LogSoftMax.md's reference and step 8 do.
-template <typename T, typename U, bool isLog = false>
+// SoftmaxFlash without isUpdate (isFlash) is SoftMax under its own name.
+template <typename T, typename U, bool isLog = false, bool isFlash = false>
 TUNER_SIM_UNCHARGED inline void softmax(const LocalTensor<T>& dst, const LocalTensor<U>* sum, const LocalTensor<U>* max,
                                         const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
                                         const SoftMaxTiling& tiling, const SoftMaxShapeInfo& info, bool checkTiling,
                                         bool own, Loc loc) {
     if constexpr (isLog) {
         TUNER_SIM_ADV_REQUIRE(LogSoftMax, T);
+    } else if constexpr (isFlash) {
+        TUNER_SIM_ADV_REQUIRE(SoftmaxFlash, T);
     } else {
         TUNER_SIM_ADV_REQUIRE(SoftMax, T);
     }
     static_assert(half_or_float<U>, "SoftMax: sum and max are half or float");
-    const char* api = isLog ? "LogSoftMax" : "SoftMax";
+    const char* api = isLog ? "LogSoftMax" : (isFlash ? "SoftmaxFlash" : "SoftMax");
     tuner_sim::api_site(api, loc);
-    const SoftmaxShape s = softmax_shape<T>(api, tiling, info, tmp, checkTiling);
-    softmax_check<T>(api, tmp, s, own);
+    const bool outs = sum != nullptr;
+    // Row results in the temporary space take tiling.reduceK floats a row (32 / the size SoftMaxTilingFunc
+    // was given), or one 32-byte block of U when the tiling is recomputed.
+    const uint32_t reduceK = tiling.reduceK == 8 || tiling.reduceK == 16 ? tiling.reduceK : uint32_t(32 / sizeof(U));
+    const SoftmaxNeed need{outs, uint32_t(sizeof(U)), reduceK, uint32_t(sizeof(T))};
+    auto needOf = [&](uint32_t split, uint32_t k) { return need.floats(split, k); };
+    const SoftmaxShape s = softmax_shape(api, tiling, info, tmp, checkTiling, needOf);
+    softmax_check<T>(api, tmp, s, own, needOf);
+    const bool ownRed = !outs || (sizeof(T) == 2 && sizeof(U) == 2);
+    const LocalTensor<float> f = tmp.ReinterpretCast<float>();
+    const uint32_t workFloats = sizeof(T) == 2 ? s.split * s.k : 0;
+    const LocalTensor<float> redArea = f[workFloats];
+    const LocalTensor<float> fold = f[workFloats + (ownRed ? s.split * reduceK : 0)];
     for (uint32_t p = 0; p <= s.passes; ++p) {
         const uint32_t m = p < s.passes ? s.split : s.tail;
         if (m == 0) continue;
-        const uint32_t row0 = p * s.split, n = m * s.k;
-        const SoftmaxPass t = softmax_layout<T>(tmp, m, s.k);
-        const LocalTensor<float> x = rows_as_float(src[row0 * s.k], t.work, n, loc);
+        const uint32_t row0 = p * s.split, n = m * s.k, blk = 32 / sizeof(U);
+        const LocalTensor<float> x = rows_as_float(src[row0 * s.k], f, n, loc);
         const LocalTensor<float> y = sizeof(T) == 2 ? x : dst[row0 * s.k].template ReinterpretCast<float>();
-        row_reduce(RowOp::Max, t.red, x, t.fold, m, s.k, loc);
-        row_broadcast(t.brc, t.red, m, loc);
-        row_apply(ApplyOp::Sub, y, x, t.brc, 1, m, s.k, loc);
-        if (max) rows_result((*max)[row0 * (32 / sizeof(U))], t.red, t.brc, t.fold, m, loc);
+        LocalTensor<float> maxRed = redArea, sumRed = redArea;
+        if constexpr (sizeof(U) == 4) {
+            if (outs) {
+                maxRed = (*max)[row0 * blk].template ReinterpretCast<float>();
+                sumRed = (*sum)[row0 * blk].template ReinterpretCast<float>();
+            }
+        }
+        row_reduce(RowOp::Max, maxRed, x, fold, m, s.k, loc);
+        row_broadcast(fold, maxRed, m, loc);
+        row_apply(ApplyOp::Sub, y, x, fold, 1, m, s.k, loc);
+        if (outs) rows_result((*max)[row0 * blk], maxRed, fold, m, loc);
         Exp(y, y, int32_t(n), loc);
-        row_reduce(RowOp::Sum, t.red, y, t.fold, m, s.k, loc);
-        row_broadcast(t.brc, t.red, m, loc);
-        row_apply(ApplyOp::Div, y, y, t.brc, 1, m, s.k, loc);
-        if (sum) rows_result((*sum)[row0 * (32 / sizeof(U))], t.red, t.brc, t.fold, m, loc);
+        row_reduce(RowOp::Sum, sumRed, y, fold, m, s.k, loc);
+        row_broadcast(fold, sumRed, m, loc);
+        row_apply(ApplyOp::Div, y, y, fold, 1, m, s.k, loc);
+        if (outs) rows_result((*sum)[row0 * blk], sumRed, fold, m, loc);
         if constexpr (isLog) {
             Ln(y, y, int32_t(n), loc);
             Muls(y, y, kInvLn10, int32_t(n), loc);
@@ -272,7 +348,9 @@ TUNER_SIM_UNCHARGED inline void softmax(const LocalTensor<T>& dst, const LocalTe
         rows_out(dst[row0 * s.k], y, n, loc);
     }
 }
-// SimpleSoftMax: dst = exp(x - inMax) / inSum, inMax and inSum given as [m, 32-byte] blocks of U.
+// SimpleSoftMax: dst = exp(x - inMax) / inSum, inMax and inSum given as [m, 32-byte] blocks of U. As
+// asc-devkit's A2 ND path: float rows in one pass with no temporary space; half rows in passes of
+// s = tiling.splitM, widened into s * k floats, and half inMax / inSum widened in turn into s * 16 more.
 template <typename T, typename U>
 TUNER_SIM_UNCHARGED inline void simple_softmax(const LocalTensor<T>& dst, const LocalTensor<U>& inSum,
                                                const LocalTensor<U>& inMax, const LocalTensor<T>& src,
@@ -281,31 +359,33 @@ TUNER_SIM_UNCHARGED inline void simple_softmax(const LocalTensor<T>& dst, const 
     TUNER_SIM_ADV_REQUIRE(SimpleSoftMax, T);
     static_assert(half_or_float<U>, "SimpleSoftMax: sum and max are half or float");
     tuner_sim::api_site("SimpleSoftMax", loc);
-    const SoftmaxShape s = softmax_shape<T>("SimpleSoftMax", tiling, info, tmp, checkTiling);
-    softmax_check<T>("SimpleSoftMax", tmp, s, own);
+    auto needOf = [](uint32_t split, uint32_t k) {
+        return sizeof(T) == 2 ? split * k + (sizeof(U) == 2 ? split * 16 : 0) : 0u;
+    };
+    SoftmaxShape s = softmax_shape("SimpleSoftMax", tiling, info, tmp, checkTiling, needOf);
+    if constexpr (sizeof(T) == 4) s = {s.m, s.k, s.m, 0, 1};  // all rows at once
+    softmax_check<T>("SimpleSoftMax", tmp, s, own, needOf);
+    const LocalTensor<float> f = tmp.ReinterpretCast<float>(), blocksF = f[sizeof(T) == 2 ? s.split * s.k : 0];
+    constexpr uint32_t blk = 32 / sizeof(U), rowBlocks = sizeof(U) == 2 ? 2 : 1;
+    // A row statistic as floats: the tensor itself for float, widened into blocksF for half.
+    auto as_float = [&](const LocalTensor<U>& v, uint32_t m) {
+        if constexpr (sizeof(U) == 4) {
+            (void)m;
+            return v;
+        } else {
+            widen(blocksF, v, m * 16, loc);
+            return blocksF;
+        }
+    };
     for (uint32_t p = 0; p <= s.passes; ++p) {
         const uint32_t m = p < s.passes ? s.split : s.tail;
         if (m == 0) continue;
-        const uint32_t row0 = p * s.split, n = m * s.k, blk = 32 / sizeof(U);
-        const SoftmaxPass t = softmax_layout<T>(tmp, m, s.k);
-        const LocalTensor<float> x = rows_as_float(src[row0 * s.k], t.work, n, loc);
+        const uint32_t row0 = p * s.split, n = m * s.k;
+        const LocalTensor<float> x = rows_as_float(src[row0 * s.k], f, n, loc);
         const LocalTensor<float> y = sizeof(T) == 2 ? x : dst[row0 * s.k].template ReinterpretCast<float>();
-        // The row blocks as float: used in place for float, widened (two blocks per row) for half.
-        uint32_t rowBlocks = 1;
-        LocalTensor<float> maxF, sumF;
-        if constexpr (sizeof(U) == 4) {
-            maxF = inMax[row0 * blk];
-            sumF = inSum[row0 * blk];
-        } else {
-            rowBlocks = 2;
-            maxF = t.fold;
-            sumF = t.fold[m * 16];
-            widen(maxF, inMax[row0 * blk], m * 16, loc);
-            widen(sumF, inSum[row0 * blk], m * 16, loc);
-        }
-        row_apply(ApplyOp::Sub, y, x, maxF, rowBlocks, m, s.k, loc);
+        row_apply(ApplyOp::Sub, y, x, as_float(inMax[row0 * blk], m), rowBlocks, m, s.k, loc);
         Exp(y, y, int32_t(n), loc);
-        row_apply(ApplyOp::Div, y, y, sumF, rowBlocks, m, s.k, loc);
+        row_apply(ApplyOp::Div, y, y, as_float(inSum[row0 * blk], m), rowBlocks, m, s.k, loc);
         rows_out(dst[row0 * s.k], y, n, loc);
     }
 }
@@ -445,6 +525,613 @@ TUNER_SIM_SOFTMAX_HEAD TUNER_SIM_UNCHARGED __aicore__ inline void SimpleSoftMax(
 }
 #undef TUNER_SIM_SOFTMAX_HEAD
 #undef TUNER_SIM_SOFTMAX_NO_NZ
+
+// ---- SoftmaxFlash (激活函数/SoftMax接口/SoftmaxFlash.md; deprecated for SoftmaxFlashV2) -------------------
+// isUpdate false: SoftMax with max and sum. isUpdate true: max = max(rowmax(x), inMax), e = exp(x - rowmax),
+// sum = exp(inMax - max) * inSum + exp(rowmax - max) * rowsum(e), expMax = exp(inMax - max) * inSum / sum, dst
+// = e * exp(rowmax - max) / sum, in asc-devkit's A2 order. T float with U float, or T half with U half or float;
+// statistics as [m, 8 c] floats (c = 2 for half ones). Per pass of s = tiling.splitM rows with isUpdate, in
+// floats: the widened rows (s * k, for float the column folds of exp's row sums), exp's rows (s * k, also the
+// column folds of the row max) and four statistics (s * 8 c each): SoftMaxFlashTilingFunc's 4 * blk + 2k a row.
+namespace adv {
+template <typename T, typename U>
+TUNER_SIM_UNCHARGED inline void softmax_flash_update(const LocalTensor<T>& dst, const LocalTensor<U>& sumOut,
+                                                     const LocalTensor<U>& maxOut, const LocalTensor<T>& src,
+                                                     const LocalTensor<T>& expMax, const LocalTensor<U>& inSum,
+                                                     const LocalTensor<U>& inMax, const LocalTensor<uint8_t>& tmp,
+                                                     const SoftMaxTiling& tiling, const SoftMaxShapeInfo& info,
+                                                     bool own, Loc loc) {
+    TUNER_SIM_ADV_REQUIRE(SoftmaxFlash, T);
+    static_assert(half_or_float<U> && (sizeof(T) == 2 || sizeof(U) == 4),
+                  "SoftmaxFlash: T float with U float, or T half");
+    const char* api = "SoftmaxFlash";
+    tuner_sim::api_site(api, loc);
+    constexpr uint32_t c = sizeof(U) == 2 ? 2 : 1, L = kBlkFloats * c, blkU = 32 / sizeof(U);
+    auto needOf = [](uint32_t split, uint32_t k) { return 2 * split * k + 4 * split * L; };
+    const SoftmaxShape s = softmax_shape(api, tiling, info, tmp, true, needOf);
+    softmax_check<T>(api, tmp, s, own, needOf);
+    const LocalTensor<float> f = tmp.ReinterpretCast<float>();
+    const LocalTensor<float> w = f, e = f[s.split * s.k], P = e[s.split * s.k], Q = P[s.split * L];
+    const LocalTensor<float> R = Q[s.split * L], S = R[s.split * L];
+    // U statistics as L-layout floats: the tensor itself for float, widened into `into` for half.
+    auto stats_in = [&](const LocalTensor<U>& in, const LocalTensor<float>& into, uint32_t n) {
+        if constexpr (sizeof(U) == 4) {
+            (void)into;
+            (void)n;
+            return in;
+        } else {
+            widen(into, in, n, loc);
+            return into;
+        }
+    };
+    auto stats_out = [&](const LocalTensor<U>& out, const LocalTensor<float>& v, uint32_t n) {
+        if constexpr (sizeof(U) == 4) {
+            DataCopy(out, v, n, loc);
+        } else {
+            narrow(out, v, n, loc);
+        }
+    };
+    for (uint32_t p = 0; p <= s.passes; ++p) {
+        const uint32_t m = p < s.passes ? s.split : s.tail;
+        if (m == 0) continue;
+        const uint32_t row0 = p * s.split, n = m * s.k, bU = row0 * blkU, nL = m * L;
+        const LocalTensor<float> x = rows_as_float(src[row0 * s.k], w, n, loc);
+        row_reduce(RowOp::Max, P, x, e, m, s.k, loc);
+        row_broadcast_blocks(Q, P, m, c, loc);  // Q: rowmax
+        row_apply(ApplyOp::Sub, e, x, Q, c, m, s.k, loc);
+        Exp(e, e, int32_t(n), loc);
+        row_reduce(RowOp::Sum, S, e, w, m, s.k, loc);
+        const LocalTensor<float> inMaxF = stats_in(inMax[bU], R, nL);
+        Max(P, inMaxF, Q, int32_t(nL), loc);  // P: the new max
+        stats_out(maxOut[bU], P, nL);
+        Sub(Q, Q, P, int32_t(nL), loc);
+        Exp(Q, Q, int32_t(nL), loc);  // Q: exp(rowmax - max)
+        Sub(R, inMaxF, P, int32_t(nL), loc);
+        Exp(R, R, int32_t(nL), loc);  // R: exp(inMax - max)
+        row_broadcast_blocks(P, S, m, c, loc);  // P: rowsum(e)
+        const LocalTensor<float> inSumF = stats_in(inSum[bU], S, nL);
+        Mul(R, R, inSumF, int32_t(nL), loc);
+        Mul(P, Q, P, int32_t(nL), loc);
+        Add(S, R, P, int32_t(nL), loc);  // S: the new sum
+        Div(R, R, S, int32_t(nL), loc);  // R: expMax
+        if constexpr (sizeof(T) == 4) {
+            DataCopy(expMax[row0 * kBlkFloats], R, nL, loc);
+        } else if constexpr (c == 2) {
+            narrow(expMax[row0 * 16], R, nL, loc);
+        } else {  // [m, 8] to [m, 16], then half
+            blocks_doubled(w, R, m, loc);
+            narrow(expMax[row0 * 16], w, m * 16, loc);
+        }
+        stats_out(sumOut[bU], S, nL);
+        Div(Q, Q, S, int32_t(nL), loc);
+        if constexpr (sizeof(T) == 4) {
+            row_apply(ApplyOp::Mul, dst[row0 * s.k], e, Q, c, m, s.k, loc);
+        } else {
+            row_apply(ApplyOp::Mul, e, e, Q, c, m, s.k, loc);
+            narrow(dst[row0 * s.k], e, n, loc);
+        }
+    }
+}
+template <typename T, typename U>
+TUNER_SIM_UNCHARGED inline void softmax_flash(const LocalTensor<T>& dst, const LocalTensor<U>& sum,
+                                              const LocalTensor<U>& max, const LocalTensor<T>& src,
+                                              const LocalTensor<T>& expMax, const LocalTensor<U>& inSum,
+                                              const LocalTensor<U>& inMax, const LocalTensor<uint8_t>& tmp,
+                                              const SoftMaxTiling& tiling, bool isUpdate,
+                                              const SoftMaxShapeInfo& info, bool own, Loc loc) {
+    if (isUpdate) {
+        softmax_flash_update(dst, sum, max, src, expMax, inSum, inMax, tmp, tiling, info, own, loc);
+    } else {
+        softmax<T, U, false, true>(dst, &sum, &max, src, tmp, tiling, info, true, own, loc);
+    }
+}
+}  // namespace adv
+#define TUNER_SIM_FLASH_FORMS(T_, U_)                                                                               \
+    template <typename T, bool isReuseSource = false, bool isBasicBlock = false>                                  \
+    TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlash(                                                      \
+        const LocalTensor<T_>& dstTensor, const LocalTensor<U_>& sumTensor, const LocalTensor<U_>& maxTensor,     \
+        const LocalTensor<T_>& srcTensor, const LocalTensor<T_>& expMaxTensor, const LocalTensor<U_>& inSumTensor, \
+        const LocalTensor<U_>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,                           \
+        const SoftMaxTiling& tiling, bool isUpdate = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},         \
+        tuner_sim::Loc loc = tuner_sim::Loc::here()) {                                                             \
+        adv::softmax_flash<T_, U_>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor, inSumTensor,          \
+                                   inMaxTensor, sharedTmpBuffer, tiling, isUpdate, softmaxShapeInfo, false, loc);  \
+    }                                                                                                               \
+    template <typename T, bool isReuseSource = false, bool isBasicBlock = false>                                  \
+    TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlash(                                                      \
+        const LocalTensor<T_>& dstTensor, const LocalTensor<U_>& sumTensor, const LocalTensor<U_>& maxTensor,     \
+        const LocalTensor<T_>& srcTensor, const LocalTensor<T_>& expMaxTensor, const LocalTensor<U_>& inSumTensor, \
+        const LocalTensor<U_>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,                    \
+        const SoftMaxShapeInfo& softmaxShapeInfo = {}, tuner_sim::Loc loc = tuner_sim::Loc::here()) {              \
+        adv::softmax_flash<T_, U_>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor, inSumTensor,          \
+                                   inMaxTensor, adv::own_tmp("SoftmaxFlash"), tiling, isUpdate, softmaxShapeInfo,  \
+                                   true, loc);                                                                     \
+    }
+// SoftmaxFlash (deprecated by asc-devkit): all tensors of T, or half tensors with float sum and max.
+TUNER_SIM_FLASH_FORMS(T, T)
+TUNER_SIM_FLASH_FORMS(half, float)
+#undef TUNER_SIM_FLASH_FORMS
+
+// ---- SoftmaxFlashV2 (激活函数/SoftMax接口/SoftmaxFlashV2.md), FlashAttention-2's row update -----------------
+// isUpdate false: max = rowmax(x), dst = exp(x - max), expSum = rowsum(dst). isUpdate true: max =
+// max(rowmax(x), inMax), dst = exp(x - max), expMax = exp(inMax - max), expSum = expMax * inExpSum +
+// rowsum(dst). max, expSum, inMax and inExpSum are [m, 32-byte] blocks of U, expMax of T. T float with U float,
+// or T half with U half or float; computed in float. Per pass of s = tiling.splitM rows, in floats, as
+// asc-devkit's A2 paths: for half the widened rows (s * k); the row statistics, `c` 32-byte blocks a row (c = 2
+// for half statistics, kept as [s, 16] floats so they narrow straight into [s, 16] half), two of them with
+// isUpdate, one for half statistics without it; the column folds (s * 64). Within SoftMaxFlashV2TilingFunc's
+// budget per row ((8 + 64) for float; 2 * blk + k + 64 for half, blk = 32 / sizeof(U)).
+namespace adv {
+template <typename T, typename U>
+TUNER_SIM_UNCHARGED constexpr uint32_t flashv2_floats(uint32_t s, uint32_t k, bool isUpdate) {
+    constexpr uint32_t c = sizeof(U) == 2 ? 2 : 1;
+    if constexpr (sizeof(T) == 4) return s * (kBlkFloats + kLanes);
+    return s * k + s * kLanes + (isUpdate ? 2 : (c == 2 ? 1 : 0)) * s * kBlkFloats * c;
+}
+// The half form: x widened; statistics as [m, 8 c] floats (c blocks a row), widened from / narrowed to U.
+template <typename U, bool isUpdate>
+TUNER_SIM_UNCHARGED inline void softmax_flash_v2_half(const LocalTensor<half>& dst, const LocalTensor<U>& expSum,
+                                                      const LocalTensor<U>& maxOut, const LocalTensor<half>& src,
+                                                      const LocalTensor<half>& expMax,
+                                                      const LocalTensor<U>& inExpSum, const LocalTensor<U>& inMax,
+                                                      const LocalTensor<uint8_t>& tmp, const SoftmaxShape& s,
+                                                      Loc loc) {
+    constexpr uint32_t c = sizeof(U) == 2 ? 2 : 1, L = kBlkFloats * c, blkU = 32 / sizeof(U);
+    const LocalTensor<float> f = tmp.ReinterpretCast<float>();
+    const LocalTensor<float> w = f, P = f[s.split * s.k];
+    const LocalTensor<float> fold = P[(isUpdate || c == 2) ? s.split * L : 0], Q = fold[s.split * kLanes];
+    for (uint32_t p = 0; p <= s.passes; ++p) {
+        const uint32_t m = p < s.passes ? s.split : s.tail;
+        if (m == 0) continue;
+        const uint32_t row0 = p * s.split, n = m * s.k, bU = row0 * blkU, nL = m * L;
+        widen(w, src[row0 * s.k], n, loc);
+        // The row statistics written out: floats in L layout (for float U, straight into the output).
+        auto stats_out = [&](const LocalTensor<U>& out, const LocalTensor<float>& v) {
+            if constexpr (sizeof(U) == 4) {
+                DataCopy(out[bU], v, nL, loc);
+            } else {
+                narrow(out[bU], v, nL, loc);
+            }
+        };
+        if constexpr (!isUpdate) {
+            LocalTensor<float> red = P;
+            if constexpr (sizeof(U) == 4) red = maxOut[bU];
+            row_reduce(RowOp::Max, red, w, fold, m, s.k, loc);
+            row_broadcast_blocks(fold, red, m, c, loc);
+            row_apply(ApplyOp::Sub, w, w, fold, c, m, s.k, loc);
+            stats_out(maxOut, fold);
+            Exp(w, w, int32_t(n), loc);
+            narrow(dst[row0 * s.k], w, n, loc);
+            if constexpr (sizeof(U) == 4) red = expSum[bU];
+            row_reduce(RowOp::Sum, red, w, fold, m, s.k, loc);
+            row_broadcast_blocks(fold, red, m, c, loc);
+            stats_out(expSum, fold);
+        } else {
+            row_reduce(RowOp::Max, P, w, fold, m, s.k, loc);
+            row_broadcast_blocks(fold, P, m, c, loc);
+            LocalTensor<float> inMaxF = Q;
+            if constexpr (sizeof(U) == 4) {
+                inMaxF = inMax[bU];
+            } else {
+                widen(Q, inMax[bU], nL, loc);
+            }
+            Max(P, inMaxF, fold, int32_t(nL), loc);
+            Sub(Q, inMaxF, P, int32_t(nL), loc);
+            Exp(Q, Q, int32_t(nL), loc);  // expMax, as floats
+            if constexpr (c == 2) {
+                narrow(expMax[row0 * 16], Q, nL, loc);
+            } else {  // [m, 8] to [m, 16], then half
+                blocks_doubled(fold, Q, m, loc);
+                narrow(expMax[row0 * 16], fold, m * 16, loc);
+            }
+            row_apply(ApplyOp::Sub, w, w, P, c, m, s.k, loc);
+            stats_out(maxOut, P);
+            Exp(w, w, int32_t(n), loc);
+            narrow(dst[row0 * s.k], w, n, loc);
+            row_reduce(RowOp::Sum, P, w, fold, m, s.k, loc);
+            row_broadcast_blocks(fold, P, m, c, loc);
+            if constexpr (sizeof(U) == 4) {
+                Mul(expSum[bU], Q, inExpSum[bU], int32_t(nL), loc);
+                Add(expSum[bU], expSum[bU], fold, int32_t(nL), loc);
+            } else {
+                widen(P, inExpSum[bU], nL, loc);
+                Mul(P, P, Q, int32_t(nL), loc);
+                Add(P, P, fold, int32_t(nL), loc);
+                narrow(expSum[bU], P, nL, loc);
+            }
+        }
+    }
+}
+// The float form: rows in place in dst, statistics as [m, 8] float blocks.
+template <bool isUpdate>
+TUNER_SIM_UNCHARGED inline void softmax_flash_v2_float(const LocalTensor<float>& dst, const LocalTensor<float>& expSum,
+                                                       const LocalTensor<float>& maxOut,
+                                                       const LocalTensor<float>& src,
+                                                       const LocalTensor<float>& expMax,
+                                                       const LocalTensor<float>& inExpSum,
+                                                       const LocalTensor<float>& inMax,
+                                                       const LocalTensor<uint8_t>& tmp, const SoftmaxShape& s,
+                                                       Loc loc) {
+    const LocalTensor<float> f = tmp.ReinterpretCast<float>();
+    const LocalTensor<float> nm = f, fold = f[s.split * kBlkFloats];
+    for (uint32_t p = 0; p <= s.passes; ++p) {
+        const uint32_t m = p < s.passes ? s.split : s.tail;
+        if (m == 0) continue;
+        const uint32_t row0 = p * s.split, n = m * s.k, b0 = row0 * kBlkFloats, nb = m * kBlkFloats;
+        const LocalTensor<float> x = src[row0 * s.k], y = dst[row0 * s.k];
+        if constexpr (!isUpdate) {
+            row_reduce(RowOp::Max, maxOut[b0], x, fold, m, s.k, loc);
+            row_broadcast(fold, maxOut[b0], m, loc);
+            row_apply(ApplyOp::Sub, y, x, fold, 1, m, s.k, loc);
+            DataCopy(maxOut[b0], fold, nb, loc);
+            Exp(y, y, int32_t(n), loc);
+            row_reduce(RowOp::Sum, expSum[b0], y, fold, m, s.k, loc);
+            row_broadcast(fold, expSum[b0], m, loc);
+            DataCopy(expSum[b0], fold, nb, loc);
+        } else {
+            row_reduce(RowOp::Max, nm, x, fold, m, s.k, loc);
+            row_broadcast(fold, nm, m, loc);
+            Max(nm, inMax[b0], fold, int32_t(nb), loc);
+            Sub(fold, inMax[b0], nm, int32_t(nb), loc);
+            Exp(expMax[b0], fold, int32_t(nb), loc);
+            row_apply(ApplyOp::Sub, y, x, nm, 1, m, s.k, loc);
+            Exp(y, y, int32_t(n), loc);
+            DataCopy(maxOut[b0], nm, nb, loc);
+            row_reduce(RowOp::Sum, nm, y, fold, m, s.k, loc);
+            row_broadcast(fold, nm, m, loc);
+            Mul(expSum[b0], expMax[b0], inExpSum[b0], int32_t(nb), loc);
+            Add(expSum[b0], expSum[b0], fold, int32_t(nb), loc);
+        }
+    }
+}
+template <typename T, typename U, bool isUpdate>
+TUNER_SIM_UNCHARGED inline void softmax_flash_v2(const LocalTensor<T>& dst, const LocalTensor<U>& expSum,
+                                                 const LocalTensor<U>& maxOut, const LocalTensor<T>& src,
+                                                 const LocalTensor<T>& expMax, const LocalTensor<U>& inExpSum,
+                                                 const LocalTensor<U>& inMax, const LocalTensor<uint8_t>& tmp,
+                                                 const SoftMaxTiling& tiling, const SoftMaxShapeInfo& info,
+                                                 bool checkTiling, bool own, Loc loc) {
+    TUNER_SIM_ADV_REQUIRE(SoftmaxFlashV2, T);
+    static_assert(half_or_float<U> && (sizeof(T) == 2 || sizeof(U) == 4),
+                  "SoftmaxFlashV2: T float with U float, or T half");
+    const char* api = "SoftmaxFlashV2";
+    tuner_sim::api_site(api, loc);
+    auto needOf = [](uint32_t split, uint32_t k) { return flashv2_floats<T, U>(split, k, isUpdate); };
+    const SoftmaxShape s = softmax_shape(api, tiling, info, tmp, checkTiling, needOf);
+    softmax_check<T>(api, tmp, s, own, needOf);
+    if constexpr (sizeof(T) == 2) {
+        softmax_flash_v2_half<U, isUpdate>(dst, expSum, maxOut, src, expMax, inExpSum, inMax, tmp, s, loc);
+    } else {
+        softmax_flash_v2_float<isUpdate>(dst, expSum, maxOut, src, expMax, inExpSum, inMax, tmp, s, loc);
+    }
+}
+}  // namespace adv
+#define TUNER_SIM_FLASHV2_HEAD                                                                     \
+    template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, \
+              bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+#define TUNER_SIM_FLASHV2_CHECKS                                                                                   \
+    static_assert(!isDataFormatNZ, "SoftmaxFlashV2: the NZ format is not supported by the tuner simulator");       \
+    static_assert(config.mode == SoftmaxMode::SOFTMAX_NORMAL,                                                      \
+                  "SoftmaxFlashV2: SOFTMAX_OUTPUT_WITHOUT_BRC is not supported by the tuner simulator")
+TUNER_SIM_FLASHV2_HEAD TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV2(
+    const LocalTensor<T>& dstTensor, const LocalTensor<T>& expSumTensor, const LocalTensor<T>& maxTensor,
+    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inExpSumTensor,
+    const LocalTensor<T>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+    const SoftMaxShapeInfo& softmaxShapeInfo = {}, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_FLASHV2_CHECKS;
+    adv::softmax_flash_v2<T, T, isUpdate>(dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                          inExpSumTensor, inMaxTensor, sharedTmpBuffer, tiling, softmaxShapeInfo,
+                                          config.isCheckTiling, false, loc);
+}
+TUNER_SIM_FLASHV2_HEAD TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV2(
+    const LocalTensor<T>& dstTensor, const LocalTensor<T>& expSumTensor, const LocalTensor<T>& maxTensor,
+    const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inExpSumTensor,
+    const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+    tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_FLASHV2_CHECKS;
+    adv::softmax_flash_v2<T, T, isUpdate>(dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                          inExpSumTensor, inMaxTensor, adv::own_tmp("SoftmaxFlashV2"), tiling,
+                                          softmaxShapeInfo, config.isCheckTiling, true, loc);
+}
+// The half form with float sum and max.
+TUNER_SIM_FLASHV2_HEAD TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV2(
+    const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor, const LocalTensor<float>& maxTensor,
+    const LocalTensor<half>& srcTensor, const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+    const LocalTensor<float>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+    const SoftMaxShapeInfo& softmaxShapeInfo = {}, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_FLASHV2_CHECKS;
+    adv::softmax_flash_v2<half, float, isUpdate>(dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                 inExpSumTensor, inMaxTensor, sharedTmpBuffer, tiling,
+                                                 softmaxShapeInfo, config.isCheckTiling, false, loc);
+}
+TUNER_SIM_FLASHV2_HEAD TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV2(
+    const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor, const LocalTensor<float>& maxTensor,
+    const LocalTensor<half>& srcTensor, const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+    const LocalTensor<float>& inMaxTensor, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+    tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    TUNER_SIM_FLASHV2_CHECKS;
+    adv::softmax_flash_v2<half, float, isUpdate>(dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                 inExpSumTensor, inMaxTensor, adv::own_tmp("SoftmaxFlashV2"), tiling,
+                                                 softmaxShapeInfo, config.isCheckTiling, true, loc);
+}
+// The forms with outReduceMax (SOFTMAX_OUTPUT_WITHOUT_BRC only): not provided.
+TUNER_SIM_FLASHV2_HEAD TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV2(
+    const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&,
+    const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&,
+    const LocalTensor<uint8_t>&, const SoftMaxTiling&, const SoftMaxShapeInfo& = {},
+    tuner_sim::Loc = tuner_sim::Loc::here()) {
+    static_assert(tuner_sim::dependent_false<T>,
+                  "SoftmaxFlashV2: the form with outReduceMax is not supported by the tuner simulator");
+}
+TUNER_SIM_FLASHV2_HEAD TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV2(
+    const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&,
+    const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&,
+    const SoftMaxTiling&, const SoftMaxShapeInfo& = {}, tuner_sim::Loc = tuner_sim::Loc::here()) {
+    static_assert(tuner_sim::dependent_false<T>,
+                  "SoftmaxFlashV2: the form with outReduceMax is not supported by the tuner simulator");
+}
+#undef TUNER_SIM_FLASHV2_HEAD
+#undef TUNER_SIM_FLASHV2_CHECKS
+
+// ---- SoftmaxFlashV3 (激活函数/SoftMax接口/SoftmaxFlashV3.md), the Softmax PASA update ----------------------
+// T half, U float; ND; srcK >= 512 and a multiple of 64; splitMeanCnt 8. Each row is cut into 8 parts of
+// baseK = k / 8: rowMeanLocal[j] is asc-devkit's A2 block sum of the row (the first 512 columns' 64 block sums,
+// the rest added 64 columns at a time, then summed 8 at a time) over baseK, rowMeanGlobal their mean; part j of
+// x is shifted by (rowMeanGlobal - rowMeanLocal[j]) * alpha / (1 - alpha). Then, with scalar = alpha / (1 -
+// alpha): update false: mean = rowMeanGlobal, max = rowmax(x) (+ a zero shift), dst = exp(x - rowmax), expSum =
+// rowsum(dst); update true: mean = (rowMeanGlobal + inMean * (loopCnt - 1)) / loopCnt, shiftCurr =
+// (rowMeanGlobal - mean) * scalar, shiftPrev = (inMean - mean) * scalar, max = max(rowmax + shiftCurr, inMax +
+// shiftPrev), expMax = exp(inMax - max + shiftPrev), dst = exp(x - (max - shiftCurr)), expSum = expMax *
+// inExpSum + rowsum(dst); expMax is written as [m, 16] half. The steps run in asc-devkit's order, so outputs
+// that share a tensor with their inputs (as its example passes them) give what the NPU gives. Temporary space per
+// pass of s = tiling.splitM rows, in floats, as asc-devkit's layout: the widened rows (s * k), the mean
+// (s * 8), the column folds (s * 64), the row max, shiftCurr and (update) shiftPrev (s * 8 each), one row of part
+// shifts (k).
+struct SoftMaxParams {
+    uint32_t srcM = 0;
+    uint32_t srcK = 0;
+    uint32_t oriSrcM = 0;
+    uint32_t oriSrcK = 0;
+    uint32_t loopCnt = 1;
+    uint32_t splitMeanCnt = 8;
+    float alpha = 0;
+};
+namespace adv {
+TUNER_SIM_UNCHARGED constexpr uint32_t flashv3_floats(uint32_t s, uint32_t k, bool isUpdate) {
+    return s * k + s * kLanes + (isUpdate ? 4 : 3) * s * kBlkFloats + k;
+}
+template <typename T, typename U, bool isUpdate>
+TUNER_SIM_UNCHARGED inline void softmax_flash_v3(const LocalTensor<T>& dst, const LocalTensor<U>& meanOut,
+                                                 const LocalTensor<U>& expSum, const LocalTensor<U>& maxOut,
+                                                 const LocalTensor<T>& src, const LocalTensor<T>& expMax,
+                                                 const LocalTensor<U>& inMean, const LocalTensor<U>& inExpSum,
+                                                 const LocalTensor<U>& inMax, const LocalTensor<uint8_t>& tmp,
+                                                 const SoftMaxTiling& tiling, const SoftMaxParams& params, bool own,
+                                                 Loc loc) {
+    TUNER_SIM_ADV_REQUIRE(SoftmaxFlashV3, T);
+    static_assert(std::is_same_v<T, half> && std::is_same_v<U, float>,
+                  "SoftmaxFlashV3: T is half and U is float (SoftmaxFlashV3.md)");
+    const char* api = "SoftmaxFlashV3";
+    tuner_sim::api_site(api, loc);
+    const uint32_t k = params.srcK;
+    if (k < 512 || k % kLanes != 0 || params.splitMeanCnt != 8 || params.loopCnt == 0) {
+        tuner_sim::fault(tuner_sim::FaultClass::Unsupported,
+                         "SoftmaxFlashV3: srcK %u (at least 512, a multiple of 64 here), splitMeanCnt %u (only 8), "
+                         "loopCnt %u (at least 1)",
+                         k, params.splitMeanCnt, params.loopCnt);
+    }
+    const SoftMaxShapeInfo info{params.srcM, params.srcK, params.oriSrcM, params.oriSrcK};
+    auto needOf = [](uint32_t split, uint32_t kk) { return flashv3_floats(split, kk, isUpdate); };
+    const SoftmaxShape s = softmax_shape(api, tiling, info, tmp, true, needOf);
+    softmax_check<T>(api, tmp, s, own, needOf);
+    const float scalar = params.alpha / (1.0f - params.alpha);
+    const uint32_t baseK = k / 8, rb = s.split * kBlkFloats;
+    const LocalTensor<float> f = tmp.ReinterpretCast<float>();
+    const LocalTensor<float> w = f, meanTmp = f[s.split * k], fold = meanTmp[rb], maxTmp = fold[s.split * kLanes];
+    const LocalTensor<float> shiftCurr = maxTmp[rb], shiftPrev = shiftCurr[rb];
+    const LocalTensor<float> parts = isUpdate ? shiftPrev[rb] : shiftPrev;
+    for (uint32_t p = 0; p <= s.passes; ++p) {
+        const uint32_t m = p < s.passes ? s.split : s.tail;
+        if (m == 0) continue;
+        const uint32_t row0 = p * s.split, n = m * k, b0 = row0 * kBlkFloats, nb = int32_t(m * kBlkFloats);
+        widen(w, src[row0 * k], n, loc);
+        // rowMeanLocal (in maxTmp), rowMeanGlobal (in shiftCurr, then blocks in meanTmp)
+        for (uint32_t r = 0; r < m; ++r) {
+            BlockReduceSum(fold[r * kLanes], w[r * k], 8, int32_t(kLanes), 1, 1, 8, loc);
+            const uint32_t remain = k / kLanes - 8;
+            if (remain) {
+                Add(fold[r * kLanes], w[r * k + 512], fold[r * kLanes], kLanes, uint8_t(remain),
+                    BinaryRepeatParams(1, 1, 1, 0, 8, 0), loc);
+            }
+        }
+        block_reduce(RowOp::Sum, maxTmp, fold, m * 8, loc);
+        Muls(maxTmp, maxTmp, 1.0f / float(baseK), nb, loc);
+        block_reduce(RowOp::Sum, shiftCurr, maxTmp, m, loc);
+        row_broadcast(fold, shiftCurr, m, loc);
+        DataCopy(shiftCurr, fold, nb, loc);
+        Muls(meanTmp, shiftCurr, 1.0f / 8.0f, nb, loc);
+        // the part shifts, subtracted from each row
+        Sub(shiftCurr, meanTmp, maxTmp, nb, loc);
+        Muls(shiftCurr, shiftCurr, scalar, nb, loc);
+        for (uint32_t r = 0; r < m; ++r) {
+            Brcb(fold, shiftCurr[r * 8], 1, BrcbRepeatParams(1, 8), loc);
+            for (uint32_t j = 0; j < 8; ++j) {
+                const uint32_t full = baseK / kLanes, rest = baseK % kLanes;
+                const CopyRepeatParams fill(1, 0, 8, 0);  // block j of the broadcast, repeated
+                if (full) Copy(parts[j * baseK], fold[j * 8], kLanes, uint8_t(full), fill, loc);
+                if (rest) Copy(parts[j * baseK + full * kLanes], fold[j * 8], rest, 1, fill, loc);
+            }
+            Sub(w[r * k], w[r * k], parts, int32_t(k), loc);
+        }
+        if constexpr (isUpdate) {
+            Muls(meanOut[b0], inMean[b0], float(params.loopCnt) - 1.0f, nb, loc);
+            Add(meanOut[b0], meanOut[b0], meanTmp, nb, loc);
+            Muls(meanOut[b0], meanOut[b0], 1.0f / float(params.loopCnt), nb, loc);
+        } else {
+            DataCopy(meanOut[b0], meanTmp, nb, loc);
+        }
+        // row max as blocks
+        row_reduce(RowOp::Max, maxTmp, w, fold, m, k, loc);
+        row_broadcast(fold, maxTmp, m, loc);
+        DataCopy(maxTmp, fold, nb, loc);
+        Sub(shiftCurr, meanTmp, meanOut[b0], nb, loc);
+        Muls(shiftCurr, shiftCurr, scalar, nb, loc);
+        Add(maxOut[b0], maxTmp, shiftCurr, nb, loc);
+        if constexpr (isUpdate) {
+            Sub(shiftPrev, inMean[b0], meanOut[b0], nb, loc);
+            Muls(shiftPrev, shiftPrev, scalar, nb, loc);
+            Add(maxTmp, inMax[b0], shiftPrev, nb, loc);
+            Max(maxOut[b0], maxOut[b0], maxTmp, nb, loc);
+            Sub(maxTmp, inMax[b0], maxOut[b0], nb, loc);
+            Add(maxTmp, shiftPrev, maxTmp, nb, loc);
+            Exp(maxTmp, maxTmp, nb, loc);
+            Mul(expSum[b0], maxTmp, inExpSum[b0], nb, loc);
+        }
+        Sub(shiftCurr, maxOut[b0], shiftCurr, nb, loc);
+        row_apply(ApplyOp::Sub, w, w, shiftCurr, 1, m, k, loc);
+        Exp(w, w, int32_t(n), loc);
+        narrow(dst[row0 * k], w, n, loc);
+        if constexpr (isUpdate) {
+            row_reduce(RowOp::Sum, meanTmp, w, fold, m, k, loc);
+            row_broadcast(fold, meanTmp, m, loc);
+            Add(expSum[b0], expSum[b0], fold, nb, loc);
+            block_reduce(RowOp::Max, shiftCurr, maxTmp, m, loc);  // expMax, one value a row
+            rows_result(expMax[row0 * 16], shiftCurr, fold, m, loc);
+        } else {
+            row_reduce(RowOp::Sum, expSum[b0], w, fold, m, k, loc);
+            row_broadcast(fold, expSum[b0], m, loc);
+            DataCopy(expSum[b0], fold, nb, loc);
+        }
+    }
+}
+}  // namespace adv
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV3(
+    const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor, const LocalTensor<U>& expSumTensor,
+    const LocalTensor<U>& maxTensor, const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor, const LocalTensor<U>& inMaxTensor,
+    const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling, const SoftMaxParams& params,
+    tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert(!isDataFormatNZ, "SoftmaxFlashV3: the NZ format is not supported (SoftmaxFlashV3.md: ND only)");
+    adv::softmax_flash_v3<T, U, isUpdate>(dstTensor, meanTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                          inMeanTensor, inExpSumTensor, inMaxTensor, sharedTmpBuffer, tiling, params,
+                                          false, loc);
+}
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxFlashV3(
+    const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor, const LocalTensor<U>& expSumTensor,
+    const LocalTensor<U>& maxTensor, const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+    const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor, const LocalTensor<U>& inMaxTensor,
+    const SoftMaxTiling& tiling, const SoftMaxParams& params, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert(!isDataFormatNZ, "SoftmaxFlashV3: the NZ format is not supported (SoftmaxFlashV3.md: ND only)");
+    adv::softmax_flash_v3<T, U, isUpdate>(dstTensor, meanTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                          inMeanTensor, inExpSumTensor, inMaxTensor, adv::own_tmp("SoftmaxFlashV3"),
+                                          tiling, params, true, loc);
+}
+
+// ---- SoftmaxGrad / SoftmaxGradFront (激活函数/SoftMax接口/SoftmaxGrad.md, SoftmaxGradFront.md) ----------
+// d = rowsum(grad * src) ([m, 1], broadcast to 32-byte blocks); SoftmaxGrad: dst = (grad - d) * src, or with
+// isFront dst = d as [m, 32-byte] blocks of T (SoftmaxGradFront always). Per pass of s = tiling.splitM rows, in
+// floats, within SoftMaxGradTilingFunc's budget per row (float: 2 * 8 + k + 64, front 8 + k + 64; half:
+// 2 * 16 + 3k + 64): for half the widened src and grad (2 * s * k), the product rows (s * k), the row sums
+// (s * 32 / sizeof(T)) and the column folds (s * 64, later the broadcast row blocks).
+namespace adv {
+TUNER_SIM_UNCHARGED constexpr uint32_t grad_floats(uint32_t s, uint32_t k, uint32_t typeSize) {
+    return (typeSize == 2 ? 3 * s * k : s * k) + s * (32 / typeSize) + s * kLanes;
+}
+template <typename T>
+TUNER_SIM_UNCHARGED inline void softmax_grad(const LocalTensor<T>& dst, const LocalTensor<T>& grad,
+                                             const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
+                                             const SoftMaxTiling& tiling, bool isFront, const SoftMaxShapeInfo& info,
+                                             bool own, const char* api, Loc loc) {
+    if (isFront) {
+        TUNER_SIM_ADV_REQUIRE(SoftmaxGradFront, T);
+    } else {
+        TUNER_SIM_ADV_REQUIRE(SoftmaxGrad, T);
+    }
+    tuner_sim::api_site(api, loc);
+    constexpr uint32_t blk = 32 / sizeof(T);
+    auto needOf = [](uint32_t split, uint32_t k) { return grad_floats(split, k, sizeof(T)); };
+    const SoftmaxShape s = softmax_shape(api, tiling, info, tmp, true, needOf);
+    softmax_check<T>(api, tmp, s, own, needOf);
+    const LocalTensor<float> f = tmp.ReinterpretCast<float>();
+    const uint32_t rowsF = s.split * s.k;
+    const LocalTensor<float> srcF = f, gradF = f[rowsF];
+    const LocalTensor<float> prod = sizeof(T) == 2 ? f[2 * rowsF] : f;
+    const LocalTensor<float> red = prod[rowsF], fold = red[s.split * blk];
+    for (uint32_t p = 0; p <= s.passes; ++p) {
+        const uint32_t m = p < s.passes ? s.split : s.tail;
+        if (m == 0) continue;
+        const uint32_t row0 = p * s.split, n = m * s.k;
+        const LocalTensor<float> x = rows_as_float(src[row0 * s.k], srcF, n, loc);
+        const LocalTensor<float> g = rows_as_float(grad[row0 * s.k], gradF, n, loc);
+        Mul(prod, x, g, int32_t(n), loc);
+        row_reduce(RowOp::Sum, red, prod, fold, m, s.k, loc);
+        if (isFront) {
+            if constexpr (sizeof(T) == 4) row_broadcast(fold, red, m, loc);
+            rows_result(dst[row0 * blk], red, fold, m, loc);
+            continue;
+        }
+        row_broadcast(fold, red, m, loc);
+        row_apply(ApplyOp::Sub, prod, g, fold, 1, m, s.k, loc);
+        if constexpr (sizeof(T) == 2) {
+            Mul(prod, prod, x, int32_t(n), loc);
+            narrow(dst[row0 * s.k], prod, n, loc);
+        } else {
+            Mul(dst[row0 * s.k], x, prod, int32_t(n), loc);
+        }
+    }
+}
+}  // namespace adv
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxGrad(const LocalTensor<T>& dstTensor,
+                                                       const LocalTensor<T>& gradTensor,
+                                                       const LocalTensor<T>& srcTensor,
+                                                       const LocalTensor<uint8_t>& sharedTmpBuffer,
+                                                       const SoftMaxTiling& tiling, bool isFront = false,
+                                                       const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                                                       tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert(!isDataFormatNZ, "SoftmaxGrad: the NZ format is not supported by the tuner simulator");
+    adv::softmax_grad(dstTensor, gradTensor, srcTensor, sharedTmpBuffer, tiling, isFront, softmaxShapeInfo, false,
+                      "SoftmaxGrad", loc);
+}
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxGrad(const LocalTensor<T>& dstTensor,
+                                                       const LocalTensor<T>& gradTensor,
+                                                       const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                                                       bool isFront = false,
+                                                       const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                                                       tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert(!isDataFormatNZ, "SoftmaxGrad: the NZ format is not supported by the tuner simulator");
+    adv::softmax_grad(dstTensor, gradTensor, srcTensor, adv::own_tmp("SoftmaxGrad"), tiling, isFront,
+                      softmaxShapeInfo, true, "SoftmaxGrad", loc);
+}
+// SoftmaxGradFront: SoftmaxGrad's isFront result; isBasicBlock only tunes the NPU's code path.
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxGradFront(const LocalTensor<T>& dstTensor,
+                                                            const LocalTensor<T>& gradTensor,
+                                                            const LocalTensor<T>& srcTensor,
+                                                            const LocalTensor<uint8_t>& sharedTmpBuffer,
+                                                            const SoftMaxTiling& tiling,
+                                                            const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                                                            tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert(!isDataFormatNZ, "SoftmaxGradFront: the NZ format is not supported by the tuner simulator");
+    adv::softmax_grad(dstTensor, gradTensor, srcTensor, sharedTmpBuffer, tiling, true, softmaxShapeInfo, false,
+                      "SoftmaxGradFront", loc);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+TUNER_SIM_UNCHARGED __aicore__ inline void SoftmaxGradFront(const LocalTensor<T>& dstTensor,
+                                                            const LocalTensor<T>& gradTensor,
+                                                            const LocalTensor<T>& srcTensor,
+                                                            const SoftMaxTiling& tiling,
+                                                            const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                                                            tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    static_assert(!isDataFormatNZ, "SoftmaxGradFront: the NZ format is not supported by the tuner simulator");
+    adv::softmax_grad(dstTensor, gradTensor, srcTensor, adv::own_tmp("SoftmaxGradFront"), tiling, true,
+                      softmaxShapeInfo, true, "SoftmaxGradFront", loc);
+}
 
 // ---- RmsNorm (归一化操作/RmsNorm.md): y = x / sqrt(mean(x^2) + eps) * gamma over the H axis of [B, S, H] ----
 // Per pass of tiling.mainBsLength rows (tail tiling.tailBsLength), in float: x^2 (rows * H, reused for the

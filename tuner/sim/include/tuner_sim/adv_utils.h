@@ -12,19 +12,20 @@
 
 namespace AscendC {
 namespace adv {
-// Fill (高阶API/张量变换/Fill-97.md): the UB left after InitBuffer (the docs: call it before InitBuffer) is
-// filled with `value`, at most 255 repeats of 256 bytes, and copied out to GM burst by burst.
+// Fill (高阶API/张量变换/Fill-97.md) and InitOutput (its deprecated basic form): the UB left after InitBuffer (the
+// docs: call it before InitBuffer) is filled with `value`, at most 255 repeats of 256 bytes, and copied out to GM
+// burst by burst; Fill then waits for MTE3 (PipeBarrier), InitOutput does not.
 template <typename T>
-TUNER_SIM_UNCHARGED inline void fill_gm(GlobalTensor<T>& gm, uint64_t size, T value, Loc loc) {
-    TUNER_SIM_ADV_REQUIRE(Fill, T);
-    tuner_sim::api_site("Fill", loc);
-    const LocalTensor<T> ub = own_tmp("Fill").ReinterpretCast<T>();
+TUNER_SIM_UNCHARGED inline void fill_gm(const char* api, GlobalTensor<T>& gm, uint64_t size, T value, bool barrier,
+                                        Loc loc) {
+    tuner_sim::api_site(api, loc);
+    const LocalTensor<T> ub = own_tmp(api).ReinterpretCast<T>();
     constexpr uint32_t maxBurst = kMaxRepeat * kRepeatBytes / sizeof(T);
     const uint32_t pop = std::min<uint32_t>(ub.GetSize(), maxBurst);
     if (pop * sizeof(T) < 32) {
         tuner_sim::fault(tuner_sim::FaultClass::UbOverflow,
-                         "Fill takes its staging buffer from the UB left after InitBuffer: %u bytes left; call it "
-                         "before InitBuffer (Fill-97.md)", uint32_t(ub.GetSize() * sizeof(T)));
+                         "%s stages its value in the UB left after InitBuffer: %u bytes left, at least 32 needed "
+                         "(call it before InitBuffer, Fill-97.md)", api, uint32_t(ub.GetSize() * sizeof(T)));
     }
     const uint64_t round = size / pop, tail = size % pop;
     Duplicate(ub, value, int32_t(pop), loc);
@@ -40,7 +41,7 @@ TUNER_SIM_UNCHARGED inline void fill_gm(GlobalTensor<T>& gm, uint64_t size, T va
         params.blockLen = uint32_t(tail * sizeof(T));
         DataCopyPad(gm[round * pop], ub, params, loc);
     }
-    PipeBarrier<PIPE_MTE3>(loc);
+    if (barrier) PipeBarrier<PIPE_MTE3>(loc);
 }
 }  // namespace adv
 
@@ -48,6 +49,7 @@ TUNER_SIM_UNCHARGED inline void fill_gm(GlobalTensor<T>& gm, uint64_t size, T va
 template <typename T>
 TUNER_SIM_UNCHARGED __aicore__ inline void Fill(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value,
                                                 tuner_sim::Loc loc = tuner_sim::Loc::here()) {
-    adv::fill_gm(gmWorkspaceAddr, size, value, loc);
+    TUNER_SIM_ADV_REQUIRE(Fill, T);
+    adv::fill_gm("Fill", gmWorkspaceAddr, size, value, true, loc);
 }
 }  // namespace AscendC

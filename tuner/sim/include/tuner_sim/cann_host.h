@@ -162,6 +162,10 @@ public:
 inline Format GetPrimaryFormat(int f) { return static_cast<Format>(f & 0xff); }
 inline Format GetPrimaryFormat(Format f) { return static_cast<Format>(int(f) & 0xff); }
 }  // namespace ge
+// 高阶API/数据结构/TensorDataType.md: the advanced APIs' host helpers take ge::DataType under this name.
+namespace AscendC {
+using TensorDataType = ge::DataType;
+}  // namespace AscendC
 
 namespace domi {
 using Status = uint32_t;
@@ -302,6 +306,14 @@ private:
 };
 
 fe::PlatFormInfos* tuner_platform_infos();
+#ifndef TUNER_SIM_PROJECT_DRIVER
+// A whole program (tuner simulate PROGRAM.asc) has no project driver to define it: an empty platform, weak so
+// that a driver's definition wins.
+__attribute__((weak)) fe::PlatFormInfos* tuner_platform_infos() {
+    static fe::PlatFormInfos p;
+    return &p;
+}
+#endif
 class PlatformAscendCManager {
 public:
     static PlatformAscendC* GetInstance() {

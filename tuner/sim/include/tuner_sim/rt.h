@@ -58,6 +58,9 @@ void warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // ---- UB allocation (TPipe) -------------------------------------------------------------------------
 // Carves `bytes` (already rounded) from this block's UB; faults ub-overflow when it does not fit.
 uint32_t ub_alloc(uint32_t bytes, const char* what);
+// An API that writes `bytes` of scratch at the UB Ascend C reserves for it (soc_config.ub_scratch_offset: Select
+// modes 1 and 2 on A2): a ub-overflow fault when the TPipe's buffers reach that far.
+void check_reserved_scratch(const char* api, uint32_t bytes);
 void ub_reset();
 
 // ---- checked memory accesses -----------------------------------------------------------------------
@@ -208,7 +211,9 @@ struct SocConfig {
     int vector_cores;
     double clock_mhz;
     double system_counter_mhz;  // GetSystemCycle's ticks per µs
-    uint32_t ub_usable_bytes;
+    uint32_t ub_usable_bytes;    // what TPipe may allocate
+    uint32_t ub_scratch_offset;  // where the APIs using Ascend C's reserved UB (Select modes 1/2, ...) write
+    uint32_t ub_stack_end;       // where PopStackBuffer's space (the advanced APIs' own temporary UB) ends
     uint32_t ub_physical_bytes;
     int max_live_tensors;
     int event_ids;

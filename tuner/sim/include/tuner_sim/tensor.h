@@ -1,6 +1,9 @@
 // GlobalTensor and LocalTensor: handles onto GM buffers and onto this block's unified buffer (UB).
 #pragma once
+#include <algorithm>
+
 #include "types.h"
+#include "utils.h"
 
 // UB bytes a kernel may address (GetUBSizeInBytes.md: 248 KB on Ascend 950; the whole UB elsewhere). Here, not
 // in types.h: the generated support header defines __NPU_ARCH__ after it includes types.h.
@@ -13,6 +16,48 @@ constexpr uint32_t TUNER_SIM_UB_SIZE_BYTES = 196608;
 #endif
 
 namespace AscendC {
+
+// A tensor's shape, original shape and layout (基础API/辅助数据结构/ShapeInfo.md; kernel_tensor.h), set on a
+// LocalTensor with SetShapeInfo for the APIs that read it (SoftmaxFlashV3, the ShapeInfo form of a tiling).
+constexpr int32_t K_MAX_SHAPE_DIM = 8;
+struct ShapeInfo {
+public:
+    TUNER_SIM_UNCHARGED __aicore__ inline ShapeInfo() {}
+    TUNER_SIM_UNCHARGED __aicore__ inline ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[],
+                                                    const uint8_t inputOriginalShapeDim,
+                                                    const uint32_t inputOriginalShape[], const DataFormat inputFormat)
+        : shapeDim(clamp_dim(inputShapeDim)), originalShapeDim(clamp_dim(inputOriginalShapeDim)),
+          dataFormat(inputFormat) {
+        for (int i = 0; i < shapeDim; ++i) shape[i] = inputShape[i];
+        for (int i = 0; i < originalShapeDim; ++i) originalShape[i] = inputOriginalShape[i];
+    }
+    TUNER_SIM_UNCHARGED __aicore__ inline ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[],
+                                                    const DataFormat inputFormat)
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, inputFormat) {}
+    TUNER_SIM_UNCHARGED __aicore__ inline ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[])
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, DataFormat::ND) {}
+    uint8_t shapeDim = 0;
+    uint8_t originalShapeDim = 0;
+    uint32_t shape[K_MAX_SHAPE_DIM] = {};
+    uint32_t originalShape[K_MAX_SHAPE_DIM] = {};
+    DataFormat dataFormat = DataFormat::ND;
+
+private:
+    // ShapeInfo's constructor asserts at most K_MAX_SHAPE_DIM dimensions.
+    TUNER_SIM_UNCHARGED static uint8_t clamp_dim(uint8_t dim) {
+        if (dim > K_MAX_SHAPE_DIM) {
+            tuner_sim::fault(tuner_sim::FaultClass::Unsupported, "ShapeInfo: %u dimensions, at most %d", dim,
+                             K_MAX_SHAPE_DIM);
+        }
+        return dim;
+    }
+};
+// The number of elements a ShapeInfo's shape holds (GetShapeSize).
+TUNER_SIM_UNCHARGED __aicore__ inline int GetShapeSize(const ShapeInfo& shapeInfo) {
+    int n = 1;
+    for (int i = 0; i < shapeInfo.shapeDim; ++i) n *= int(shapeInfo.shape[i]);
+    return n;
+}
 
 template <typename T>
 class GlobalTensor {
@@ -132,6 +177,8 @@ public:
     TUNER_SIM_UNCHARGED __aicore__ inline int32_t GetPosition() const { return static_cast<int32_t>(pos_); }
     TUNER_SIM_UNCHARGED __aicore__ inline void SetUserTag(int32_t tag) { tag_ = tag; }
     TUNER_SIM_UNCHARGED __aicore__ inline int32_t GetUserTag() const { return tag_; }
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_ = shapeInfo; }
+    TUNER_SIM_UNCHARGED __aicore__ inline ShapeInfo GetShapeInfo() const { return shape_; }
 
     // Simulator plumbing (not Ascend C API).
     TUNER_SIM_UNCHARGED void tuner_bind(uint32_t off, uint32_t size, uint32_t buf_end, TPosition pos) {
@@ -165,8 +212,18 @@ private:
     uint32_t buf_end_ = 0;
     TPosition pos_ = TPosition::VECCALC;
     int32_t tag_ = 0;
+    ShapeInfo shape_;
 };
 
+// PopStackBuffer (基础API/资源管理/PopStackBuffer.md): all the UB left after the TPipe's InitBuffer buffers, as
+// one tensor at `pos` (what the advanced APIs without sharedTmpBuffer take as their temporary space).
+template <typename T, TPosition pos>
+TUNER_SIM_UNCHARGED __aicore__ inline bool PopStackBuffer(LocalTensor<T>& popLocal) {
+    const uint32_t end = tuner_sim::soc_config.ub_stack_end;
+    const uint32_t off = std::min(end, (tuner_sim::ub_alloc(0, "PopStackBuffer") + 31u) / 32u * 32u);
+    popLocal.tuner_bind(off, uint32_t((end - off) / sizeof(T)), end, pos);
+    return true;
+}
 
 // Static Tensor programming's UB allocator (LocalMemAllocator简介.md, Alloc.md, GetCurAddr-72.md): hands out
 // consecutive UB tiles from address 0, each rounded up to 32 bytes so the next one stays aligned. Only UB
@@ -213,3 +270,16 @@ private:
 };
 
 }  // namespace AscendC
+
+// The device compiler's scalar min / max (kernels call them unqualified, e.g. asc-devkit's softmaxflashv3
+// example). Non-template overloads, so that a kernel with `using namespace std;` still resolves std::min's calls
+// of the same type to these, without ambiguity.
+#define TUNER_SIM_SCALAR_MINMAX(T)                                                          \
+    TUNER_SIM_UNCHARGED __aicore__ inline T min(T a, T b) { return b < a ? b : a; } \
+    TUNER_SIM_UNCHARGED __aicore__ inline T max(T a, T b) { return a < b ? b : a; }
+TUNER_SIM_SCALAR_MINMAX(int32_t)
+TUNER_SIM_SCALAR_MINMAX(uint32_t)
+TUNER_SIM_SCALAR_MINMAX(int64_t)
+TUNER_SIM_SCALAR_MINMAX(uint64_t)
+TUNER_SIM_SCALAR_MINMAX(float)
+#undef TUNER_SIM_SCALAR_MINMAX

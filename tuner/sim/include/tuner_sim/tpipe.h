@@ -25,6 +25,42 @@ void tensor_leak(int position, int count, bool enqueued, Loc loc);
 
 namespace AscendC {
 
+// A buffer's record in a pool (asc-devkit impl/basic_api/kernel_tensor_base.h): where it sits in UB and how long
+// it is. A custom TBufPool (EXTERN_IMPL_BUFPOOL) hands these out as TBufHandle, and queues and TBufs it sets up
+// take their buffers from them.
+struct TBufType {
+    uint32_t address = 0;
+    uint32_t dataLen = 0;
+    bool set = false;
+};
+using TBufHandle = uint8_t*;
+}  // namespace AscendC
+
+namespace tuner_sim {
+// InitBufHandle: the handle's buffer at `addr`, `len` rounded up to 32 bytes, inside its pool [base, base + size).
+TUNER_SIM_UNCHARGED inline void init_buf_handle(AscendC::TBufType* h, uint32_t base, uint32_t size, uint32_t addr,
+                                                uint32_t len) {
+    if (size == 0) {
+        fault(FaultClass::QueueMisuse, "InitBufHandle: the pool was never given UB (TPipe::InitBufPool missing)");
+    }
+    if (len == 0) fault(FaultClass::QueueMisuse, "InitBufHandle: buffer length 0");
+    const uint32_t rounded = (len + 31u) / 32u * 32u;
+    if (addr % 32 != 0) {
+        fault(FaultClass::Misaligned, "InitBufHandle: UB address %u is not 32-byte aligned", addr);
+    }
+    if (addr < base || uint64_t(addr) + rounded > uint64_t(base) + size) {
+        fault(FaultClass::UbOverflow,
+              "InitBufHandle: a buffer of %u bytes at UB address %u lies outside its pool [%u, %u)", rounded, addr,
+              base, base + size);
+    }
+    h->address = addr;
+    h->dataLen = rounded;
+    h->set = true;
+}
+}  // namespace tuner_sim
+
+namespace AscendC {
+
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:
@@ -80,7 +116,7 @@ public:
         alloc_loc_[slot] = loc;
         tuner_sim::live_tensor_delta(int(src), +1);
         tuner_sim::queue_slot_wait(token(slot, 1), producer);
-        tensor.tuner_bind(base_ + slot * len_, len_ / sizeof(T), base_ + (slot + 1) * len_, src);
+        tensor.tuner_bind(slot_base(slot), slot_len(slot) / sizeof(T), slot_base(slot) + slot_len(slot), src);
     }
     template <typename T>
     TUNER_SIM_UNCHARGED
@@ -103,9 +139,9 @@ public:
     __aicore__ inline bool EnQue(const LocalTensor<T>& tensor, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
         tuner_sim::api_begin("TQue::EnQue", loc);
         const int slot = slot_of(tensor.tuner_off(), "EnQue");
-        if (state_[slot] != kAllocated) {
+        if (state_[slot] != kAllocated && state_[slot] != kDequeued) {  // OCCUPIED or DEQUE, as asc-devkit asserts
             tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
-                             "EnQue: the tensor is %s, expected one returned by AllocTensor",
+                             "EnQue: the tensor is %s, expected one returned by AllocTensor or DeQue",
                              state_[slot] == kFree ? "not allocated" : "already in the queue");
         }
         if (depth > 0 && count_ >= depth) {
@@ -140,7 +176,7 @@ public:
         --count_;
         state_[slot] = kDequeued;
         tuner_sim::queue_slot_wait(token(slot, 0), consumer);
-        tensor.tuner_bind(base_ + slot * len_, len_ / sizeof(T), base_ + (slot + 1) * len_, dst);
+        tensor.tuner_bind(slot_base(slot), slot_len(slot) / sizeof(T), slot_base(slot) + slot_len(slot), dst);
     }
     TUNER_SIM_UNCHARGED __aicore__ inline bool VacantInQue() const { return depth == 0 || count_ < depth; }
     TUNER_SIM_UNCHARGED __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
@@ -166,9 +202,44 @@ public:
         for (auto& s : state_) s = kFree;
         head_ = count_ = 0;
         next_alloc_ = 0;
+        handles_ = nullptr;
+    }
+    // A custom TBufPool's InitBuffer (自定义TBufPool/EXTERN_IMPL_BUFPOOL宏.md): the queue's `num` buffers are the
+    // handles from `startBufhandle` on, each given its UB address by InitBufHandle.
+    TUNER_SIM_UNCHARGED __aicore__ inline void InitStartBufHandle(TBufHandle startBufhandle, uint8_t num, uint32_t len) {
+        if (num == 0 || num > tuner_sim::kMaxQueueSlots) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "InitStartBufHandle: %u buffers for one queue (1..%d)",
+                             unsigned(num), tuner_sim::kMaxQueueSlots);
+        }
+        handles_ = reinterpret_cast<TBufType*>(startBufhandle);
+        num_ = num;
+        len_ = (len + 31u) / 32u * 32u;
+        base_ = 0;
+        for (auto& st : state_) st = kFree;
+        head_ = count_ = 0;
+        next_alloc_ = 0;
+    }
+    template <typename P>
+    TUNER_SIM_UNCHARGED __aicore__ inline void InitBufHandle(P* bufPool, uint32_t index, TBufHandle bufhandle,
+                                                             uint32_t curPoolAddr, uint32_t len,
+                                                             tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_site("InitBufHandle", loc);
+        (void)index;  // as asc-devkit: the handle passed is the one written
+        tuner_sim::init_buf_handle(reinterpret_cast<TBufType*>(bufhandle), bufPool->tuner_base(),
+                                   bufPool->tuner_len(), curPoolAddr, len);
     }
 
 private:
+    TUNER_SIM_UNCHARGED uint32_t slot_base(int k) const { return handles_ ? handles_[k].address : base_ + k * len_; }
+    TUNER_SIM_UNCHARGED uint32_t slot_len(int k) const {
+        if (!handles_) return len_;
+        if (!handles_[k].set) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "buffer %d of this queue was never given an address (InitBufHandle missing for its "
+                             "handle)", k);
+        }
+        return handles_[k].dataLen;
+    }
     static constexpr int producer = tuner_sim::producer_pipe(src);
     static constexpr int consumer = tuner_sim::consumer_pipe(src, dst);
     static constexpr int kFifo = tuner_sim::kMaxQueueSlots;
@@ -184,7 +255,11 @@ private:
     }
     TUNER_SIM_UNCHARGED int slot_of(uint32_t off, const char* api) const {
         require_init(api);
-        if (off >= base_ && off < base_ + num_ * len_ && (off - base_) % len_ == 0) {
+        if (handles_) {
+            for (int k = 0; k < num_; ++k) {
+                if (handles_[k].set && handles_[k].address == off) return k;
+            }
+        } else if (off >= base_ && off < base_ + num_ * len_ && (off - base_) % len_ == 0) {
             return int((off - base_) / len_);
         }
         tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "%s: the tensor does not belong to this queue", api);
@@ -192,6 +267,7 @@ private:
 
     uint32_t base_ = 0;
     uint32_t len_ = 0;
+    TBufType* handles_ = nullptr;  // a custom pool's buffers (InitStartBufHandle), else base_ + k * len_
     uint8_t num_ = 0;
     uint8_t state_[tuner_sim::kMaxQueueSlots] = {};
     uint8_t fifo_[tuner_sim::kMaxQueueSlots] = {};
@@ -199,7 +275,7 @@ private:
     bool leak_check_ = true;
 
     TUNER_SIM_UNCHARGED void copy_from(const TQueBind& o) {
-        base_ = o.base_, len_ = o.len_, num_ = o.num_;
+        base_ = o.base_, len_ = o.len_, num_ = o.num_, handles_ = o.handles_;
         for (int k = 0; k < tuner_sim::kMaxQueueSlots; ++k) {
             state_[k] = o.state_[k], fifo_[k] = o.fifo_[k], alloc_loc_[k] = o.alloc_loc_[k];
         }
@@ -266,6 +342,28 @@ public:
         len_ = (len + 31u) / 32u * 32u;
         base_ = at >= 0 ? uint32_t(at) : tuner_sim::ub_alloc(len_, "InitBuffer(TBuf)");
     }
+    // A custom TBufPool's InitBuffer: the TBuf's one buffer is the handle InitBufHandle gives its address.
+    TUNER_SIM_UNCHARGED __aicore__ inline void InitStartBufHandle(TBufHandle startBufhandle, uint8_t num, uint32_t len) {
+        if (num != 1) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse, "TBuf::InitStartBufHandle: num is %u, a TBuf has "
+                             "one buffer", unsigned(num));
+        }
+        handle_ = reinterpret_cast<TBufType*>(startBufhandle);
+        len_ = (len + 31u) / 32u * 32u;
+    }
+    template <typename P>
+    TUNER_SIM_UNCHARGED __aicore__ inline void InitBufHandle(P* bufPool, uint32_t index, TBufHandle bufhandle,
+                                                             uint32_t curPoolAddr, uint32_t len,
+                                                             tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+        tuner_sim::api_site("InitBufHandle", loc);
+        (void)index;
+        TBufType* h = reinterpret_cast<TBufType*>(bufhandle);
+        tuner_sim::init_buf_handle(h, bufPool->tuner_base(), bufPool->tuner_len(), curPoolAddr, len);
+        if (h == handle_) {
+            base_ = h->address;
+            len_ = h->dataLen;
+        }
+    }
 
 private:
     TUNER_SIM_UNCHARGED void require_init() const {
@@ -276,6 +374,7 @@ private:
     }
     uint32_t base_ = 0;
     uint32_t len_ = 0;
+    TBufType* handle_ = nullptr;  // a custom pool's buffer (InitStartBufHandle)
 };
 
 // A resource pool carved from the TPipe's UB (TBufPool简介.md, TBufPool构造函数.md, InitBufPool-55.md,
@@ -382,6 +481,93 @@ private:
     uint64_t used_ = 0;
     uint32_t bufs_ = 0;
 };
+
+// The state EXTERN_IMPL_BUFPOOL gives a custom pool (asc-devkit's TBufPoolImpl): its buffer records, how many
+// are handed out, and the UB range: start, the next free address (GetCurAddr), the length.
+template <int bufIDSize>
+struct TBufPoolImpl {
+    static_assert(bufIDSize >= 1 && bufIDSize <= 16, "EXTERN_IMPL_BUFPOOL: BUFID_SIZE is 1..16");
+    TBufType buf_[bufIDSize];
+    uint8_t curBufSize_ = 0;
+    uint32_t startAddr_ = 0;
+    uint32_t maxAddr_ = 0;
+    uint32_t maxLen_ = 0;
+    bool isReset_ = false;
+
+    TUNER_SIM_UNCHARGED void setup(uint32_t base, uint32_t len) {
+        startAddr_ = maxAddr_ = base;
+        maxLen_ = len;
+        curBufSize_ = 0;
+        for (auto& b : buf_) b = TBufType{};
+    }
+    template <class U>
+    TUNER_SIM_UNCHARGED void share(const U& other, uint32_t len) {
+        const uint32_t rounded = (len + 31u) / 32u * 32u;
+        if (other.tuner_len() == 0) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "InitBufPool: the pool to share (shareBuf) was never initialised");
+        }
+        if (rounded > other.tuner_len()) {
+            tuner_sim::fault(tuner_sim::FaultClass::UbOverflow,
+                             "InitBufPool: %u bytes shared with a pool of %u bytes; the length must not exceed the "
+                             "shared pool's", rounded, other.tuner_len());
+        }
+        setup(other.tuner_base(), rounded);
+    }
+    TUNER_SIM_UNCHARGED TBufHandle handle(uint8_t offset, tuner_sim::Loc loc) {
+        tuner_sim::api_site("GetBufHandle", loc);
+        if (offset >= bufIDSize) {
+            tuner_sim::fault(tuner_sim::FaultClass::QueueMisuse,
+                             "GetBufHandle(%u): the pool has %d buffers (EXTERN_IMPL_BUFPOOL's BUFID_SIZE)",
+                             unsigned(offset), bufIDSize);
+        }
+        return reinterpret_cast<TBufHandle>(buf_ + offset);
+    }
+    // Reset (自定义TBufPool/Reset-58.md): the work on the pool's buffers ends before they are reused (the NPU
+    // waits for each buffer's pending free event; modelled as PipeBarrier<PIPE_ALL>, as TBufPool::Reset), then
+    // the pool is emptied: it must be given UB by InitBufPool again. Not while unwinding from a fatal fault.
+    TUNER_SIM_UNCHARGED void reset(tuner_sim::Loc loc) {
+        if (std::uncaught_exceptions() > 0) return;
+        if (maxLen_ != 0) {
+            tuner_sim::api_begin("TBufPool::Reset", loc);
+            tuner_sim::pipe_barrier(-1);
+        }
+        curBufSize_ = 0;
+        startAddr_ = maxAddr_ = maxLen_ = 0;
+    }
+};
+
+// EXTERN_IMPL_BUFPOOL (自定义TBufPool/EXTERN_IMPL_BUFPOOL宏.md): inside a class, makes it a TBufPool whose
+// InitBuffer the developer writes with GetBufHandle, GetCurAddr/SetCurAddr and GetCurBufSize/SetCurBufSize,
+// and the queues' and TBufs' InitStartBufHandle / InitBufHandle. Only UB positions (VECIN, VECOUT, VECCALC):
+// the simulator models the vector core.
+#define EXTERN_IMPL_BUFPOOL(EXT_BUFPOOL, POSITION, BUFID_SIZE)                                                     \
+public:                                                                                                            \
+    static constexpr AscendC::TPosition poolPos = POSITION;                                                        \
+    static constexpr int bufIDSize = BUFID_SIZE;                                                                   \
+    static constexpr bool isTbufPool = true;                                                                       \
+    static_assert(poolPos == AscendC::TPosition::VECIN || poolPos == AscendC::TPosition::VECOUT ||                 \
+                      poolPos == AscendC::TPosition::VECCALC,                                                      \
+                  "EXTERN_IMPL_BUFPOOL: the tuner simulator models UB pools (VECIN, VECOUT, VECCALC) only");      \
+    __aicore__ inline ~EXT_BUFPOOL() { Reset(); }                                                                  \
+    __aicore__ inline void Reset(tuner_sim::Loc tunerLoc = tuner_sim::Loc::here()) { tBufPoolImpl.reset(tunerLoc); } \
+    __aicore__ inline void Init() { tBufPoolImpl.setup(0, 0); }                                                    \
+    __aicore__ inline AscendC::TBufHandle GetBufHandle(uint8_t offset,                                             \
+                                                       tuner_sim::Loc tunerLoc = tuner_sim::Loc::here()) {          \
+        return tBufPoolImpl.handle(offset, tunerLoc);                                                              \
+    }                                                                                                              \
+    __aicore__ inline void SetCurAddr(uint32_t curAddr) { tBufPoolImpl.maxAddr_ = curAddr; }                       \
+    __aicore__ inline uint32_t GetCurAddr() { return tBufPoolImpl.maxAddr_; }                                      \
+    __aicore__ inline void SetCurBufSize(uint8_t curBufSize) { tBufPoolImpl.curBufSize_ = curBufSize; }            \
+    __aicore__ inline uint8_t GetCurBufSize() { return tBufPoolImpl.curBufSize_; }                                 \
+    void tuner_setup(uint32_t base, uint32_t len) { tBufPoolImpl.setup(base, len); }                               \
+    template <class TunerU>                                                                                        \
+    void tuner_share(const TunerU& other, uint32_t len) { tBufPoolImpl.share(other, len); }                        \
+    uint32_t tuner_base() const { return tBufPoolImpl.startAddr_; }                                                \
+    uint32_t tuner_len() const { return tBufPoolImpl.maxLen_; }                                                    \
+                                                                                                                   \
+protected:                                                                                                         \
+    AscendC::TBufPoolImpl<BUFID_SIZE> tBufPoolImpl
 
 class TPipe {
 public:

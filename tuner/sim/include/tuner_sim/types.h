@@ -174,7 +174,17 @@ struct BrcbRepeatParams {
 
 }  // namespace AscendC
 
+namespace AscendC {
+// int4b_t (基础API/数据类型, Cast.md): a 4-bit signed integer, -8..7. Tensors of it hold two per byte, the even
+// element in the low nibble; a kernel allocates int8_t and takes it as int4b_t with ReinterpretCast. The
+// simulator computes int4b_t in Cast only (the int4b_t <-> half pairs of A2).
+struct int4b_t {
+    uint8_t storage;
+};
+}  // namespace AscendC
+
 namespace tuner_sim {
+using AscendC::int4b_t;
 
 template <class T>
 struct elem_type_of;
@@ -196,6 +206,7 @@ TUNER_SIM_ELEM(uint64_t, U64);
 TUNER_SIM_ELEM(int64_t, I64);
 TUNER_SIM_ELEM(double, F64);
 TUNER_SIM_ELEM(bool, U8);
+TUNER_SIM_ELEM(int4b_t, I8);  // a placeholder: Cast handles its nibbles itself (int4.h)
 #undef TUNER_SIM_ELEM
 
 template <class T>

@@ -15,10 +15,6 @@
 
 namespace AscendC {
 #define TUNER_SIM_HIGH_LEVEL "this high-level API is not provided yet (docs/simulator.md lists those that are)"
-TUNER_SIM_UNSUPPORTED(SoftmaxFlash, TUNER_SIM_HIGH_LEVEL)
-TUNER_SIM_UNSUPPORTED(SoftmaxFlashV2, TUNER_SIM_HIGH_LEVEL)
-TUNER_SIM_UNSUPPORTED(BatchNorm, TUNER_SIM_HIGH_LEVEL)
-TUNER_SIM_UNSUPPORTED(DeepNorm, TUNER_SIM_HIGH_LEVEL)
 TUNER_SIM_UNSUPPORTED(GroupNorm, TUNER_SIM_HIGH_LEVEL)
 #define TUNER_SIM_CUBE "cube (matrix) APIs are out of scope; the simulator models the vector core"
 TUNER_SIM_UNSUPPORTED(Mmad, TUNER_SIM_CUBE)

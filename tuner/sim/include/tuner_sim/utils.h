@@ -9,13 +9,24 @@
 #include "uncharged.h"
 
 namespace AscendC {
-// The data layouts a ShapeInfo names (数据结构/ShapeInfo.md).
-enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC };
+// The data layouts a ShapeInfo names (数据结构/ShapeInfo.md), and TransData's 3-D ones (张量变换/TransData.md).
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
 
 template <typename A, typename B>
 TUNER_SIM_UNCHARGED __aicore__ inline constexpr std::common_type_t<A, B> DivCeil(A a, B b) {
     return (std::common_type_t<A, B>(a) + b - 1) / b;
 }
+
+// AscendCUtils::SetOverflow (Mmad.md, DataCopy（L0C到GM数据搬运）.md): 1 selects inf/nan mode for float results,
+// 0 saturation mode. The simulator computes IEEE inf/nan always, so selecting saturation says so.
+struct AscendCUtils {
+    TUNER_SIM_UNCHARGED static inline void SetOverflow(uint64_t ctrlValue) {
+        if (ctrlValue == 0) {
+            tuner_sim::warn("AscendCUtils::SetOverflow(0): saturation mode is not modelled; the simulator's float "
+                            "results keep inf and nan");
+        }
+    }
+};
 }  // namespace AscendC
 
 namespace tuner_sim {

@@ -2,6 +2,7 @@
 // Each entry checks the element type against the SoC's support table at compile time, then hands one
 // descriptor to the runtime, which resolves masks/repeats/strides, checks, models and computes.
 #pragma once
+#include "int4.h"
 #include "tensor.h"
 
 namespace AscendC {
@@ -294,12 +295,34 @@ __aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src
 }
 
 // ---- Cast -----------------------------------------------------------------------------------------
+namespace detail {
+// int4b_t <-> half (int4.h): only these pairs, as the support table's CastToInt4 / CastFromInt4 allow on the SoC.
+template <typename T, typename U>
+constexpr bool int4_cast = std::is_same_v<T, int4b_t> || std::is_same_v<U, int4b_t>;
+template <typename T, typename U>
+TUNER_SIM_UNCHARGED inline void check_int4_pair() {
+    static_assert((std::is_same_v<T, int4b_t> && std::is_same_v<U, half>) ||
+                      (std::is_same_v<T, half> && std::is_same_v<U, int4b_t>),
+                  "Cast: int4b_t converts to and from half only on this SoC family");
+    if constexpr (std::is_same_v<T, int4b_t>) {
+        static_assert(tuner_sim::support::CastToInt4<U>, "Cast: half -> int4b_t is not supported on " TUNER_SIM_SOC_NAME);
+    } else {
+        static_assert(tuner_sim::support::CastFromInt4<T>,
+                      "Cast: int4b_t -> half is not supported on " TUNER_SIM_SOC_NAME);
+    }
+}
+}  // namespace detail
+
 #define TUNER_SIM_CAST_PREAMBLE()                                                                            \
-    static_assert(tuner_sim::support::Cast<T, U>,                                                            \
+    static_assert(detail::int4_cast<T, U> || tuner_sim::support::Cast<T, U>,                                 \
                   "Cast: this (dst, src) element type pair is not supported on " TUNER_SIM_SOC_NAME);        \
+    if constexpr (detail::int4_cast<T, U>) detail::check_int4_pair<T, U>();                                  \
     tuner_sim::api_begin("Cast", loc);                                                                       \
     auto d = detail::desc("Cast", tuner_sim::VecKind::Cast, 0, tuner_sim::InstrClass::UnarySimple);         \
     d.round = uint8_t(roundMode)
+#define TUNER_SIM_CAST_EXEC()                                                                                \
+    if constexpr (detail::int4_cast<T, U>) tuner_sim::cast_int4_exec(d, std::is_same_v<T, int4b_t>);        \
+    else tuner_sim::vec_exec(d)
 
 template <typename T, typename U, bool isSetMask = true>
 TUNER_SIM_UNCHARGED
@@ -309,9 +332,9 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     TUNER_SIM_CAST_PREAMBLE();
     d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);
     d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);
-    detail::set_mask(d, detail::lanes<std::conditional_t<(sizeof(T) > sizeof(U)), T, U>>(mask), repeatTime,
-                     isSetMask);
-    tuner_sim::vec_exec(d);
+    using Wide = std::conditional_t<detail::int4_cast<T, U>, half, std::conditional_t<(sizeof(T) > sizeof(U)), T, U>>;
+    detail::set_mask(d, detail::lanes<Wide>(mask), repeatTime, isSetMask);
+    TUNER_SIM_CAST_EXEC();
 }
 template <typename T, typename U, bool isSetMask = true>
 TUNER_SIM_UNCHARGED
@@ -322,7 +345,7 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     d.dst = detail::operand(dst, p.dstBlkStride, p.dstRepStride);
     d.src0 = detail::operand(src, p.srcBlkStride, p.srcRepStride);
     detail::set_mask(d, detail::lanes(mask), repeatTime, isSetMask);
-    tuner_sim::vec_exec(d);
+    TUNER_SIM_CAST_EXEC();
 }
 template <typename T, typename U>
 TUNER_SIM_UNCHARGED
@@ -332,9 +355,10 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     d.dst = detail::operand(dst);
     d.src0 = detail::operand(src);
     detail::set_count(d, count);
-    tuner_sim::vec_exec(d);
+    TUNER_SIM_CAST_EXEC();
 }
 #undef TUNER_SIM_CAST_PREAMBLE
+#undef TUNER_SIM_CAST_EXEC
 
 // ---- Compare / Select -----------------------------------------------------------------------------
 namespace detail {
