@@ -187,10 +187,15 @@ def test_pad_short_of_the_aligned_width_is_refused(kernels):
     assert "rounded up to 32 bytes (16)" in r.faults[0].text
 
 
-def test_pad_four_byte_unaligned_is_unsupported(kernels):
-    r, _ = kernels.run("float", values("float", 16 * 31, "f"), 16 * 32, api=PAD, dims=(16, 31, 31, 0, 1))
-    assert [f.cls for f in r.faults] == ["unsupported"], [f.text for f in r.faults]
-    assert "TransDataTo5HD" in r.faults[0].text
+@pytest.mark.parametrize("dtype,h,w,left,right", [("float", 16, 31, 0, 1), ("int32_t", 8, 13, 2, 1),
+                                                  ("float", 20, 70, 1, 1)])
+def test_pad_unaligned_four_byte(kernels, dtype, h, w, left, right):
+    """Unaligned 4-byte rows go through the 4-byte TransDataTo5HD, as on A2."""
+    x = values(dtype, h * w, "pad4", left, right)
+    out_w = w + left + right
+    r, y = kernels.run(dtype, x, h * out_w, api=PAD, dims=(h, w, w, left, right), pad_value=321)
+    assert r.ok, [f.text for f in r.faults]
+    np.testing.assert_array_equal(y[: h * out_w].reshape(h, out_w), pad_ref(x, h, w, w, left, right, 321, out_w))
 
 
 def test_pad_too_small_tmp_faults(kernels):

@@ -421,6 +421,16 @@ def test_trans_data_to_5hd(kernels, dtype):
     assert any("out-of-bounds" in f for f in faults(r)), faults(r)
 
 
+def test_trans_data_to_5hd_b32(kernels):
+    """asc_transto5hd.md, b32: each block holds 8 elements; for position j the 16 source blocks' element j make
+    two destination blocks, 2j (source blocks 0-7) and 2j + 1 (blocks 8-15): the 16 x 8 matrix transposed."""
+    for dtype in ("float", "int32_t"):
+        x = values(rng_for("5hd-b32", dtype), NP[dtype], 16 * 8 + 8)
+        out = run_sort(kernels, dtype, x.tobytes(), b"", 512, form=8, n=1, h=2, w=4, c=0, type=0,
+                       repeat=1).outputs[0].view(NP[dtype])
+        assert_same(out, x[:128].reshape(16, 8).T.ravel(), f"{dtype} repeat 1, strides 0")
+
+
 def sort32_ref(scores: np.ndarray, idx: np.ndarray) -> list[tuple]:
     """Sort32.md: descending by score, equal scores in input order."""
     order = sorted(range(len(scores)), key=lambda i: (-float(scores[i]), i))
@@ -897,13 +907,13 @@ CERR = KERNELS / "rearrange_cerr.cpp"
     (4, P310, "Gatherb is not available on Ascend310P3"),
     (5, S950, "GetReduceRepeatMaxMinSpr is not available on Ascend950PR_9589"),
     (7, A2, "Gather: this element type is not supported on Ascend910B1"),
-    (12, A2, "TransDataTo5HD: the tuner simulator provides the 2-byte form only"),
+    (12, A2, "TransDataTo5HD: the tuner simulator provides the 2- and 4-byte forms"),
     (8, P310, "MrgSort is not available on Ascend310P3"),
     (9, A2, "DeInterleave is not available on Ascend910B1"),
     (10, A2, "ProposalConcat is not available on Ascend910B1"),
     (11, S950, "MrgSort4 is not available on Ascend950PR_9589"),
 ], ids=["Sort32-310P", "ShiftLeft-310P", "Interleave-A2", "Gatherb-310P", "MaxMinSpr-950", "Gather-int8-A2",
-        "TransDataTo5HD-float", "MrgSort-310P", "DeInterleave-A2", "ProposalConcat-A2", "MrgSort4-950"])
+        "TransDataTo5HD-int8", "MrgSort-310P", "DeInterleave-A2", "ProposalConcat-A2", "MrgSort4-950"])
 def test_soc_restrictions_are_compile_errors(err, soc, words):
     with pytest.raises(CompileError) as exc:
         simulate(CERR, "rearrange_cerr", 1, [GmIn(np.zeros(8, np.float32))], soc=soc, defines=[f"ERR={err}"])

@@ -302,9 +302,12 @@ void transpose_exec(const TransposeDesc& d) {
 
 // ---- TransDataTo5HD (数据排布转换/TransDataTo5HD.md and the transpose example's NCHW -> NC1HWC0 golden) ----------
 // 2-byte elements: repeat r transposes the 16 x 16 matrix of the 16 source blocks (row i at srcList[i] +
-// r * srcRepStride blocks) into the 16 destination blocks. The page: with repeatTimes 1 the blocks start one
-// stride after the lists (set the stride to 0 to use the lists' own addresses). Cost: the theory table's
-// Transpose rate for b16, 128 elements a cycle (research/ascend_hw.md §1.3): 2 UnarySimple repeats a repeat.
+// r * srcRepStride blocks) into the 16 destination blocks. 4-byte elements (asc_transto5hd.md, b32): each block
+// holds 8, and for each position j the 16 source blocks' element j form two destination blocks, dstList[2j]
+// (from source blocks 0-7) and dstList[2j + 1] (from blocks 8-15). The page: with repeatTimes 1 the blocks start
+// one stride after the lists (set the stride to 0 to use the lists' own addresses). Cost: the theory table's
+// Transpose rate for b16, 128 elements a cycle (research/ascend_hw.md §1.3): 2 UnarySimple repeats a repeat;
+// b32 moves the same 512 bytes a repeat and is assumed to cost the same.
 void trans_5hd_exec(const char* api, ElemType t, const uint32_t dst_off[16], const uint32_t dst_end[16],
                     const uint32_t src_off[16], const uint32_t src_end[16], uint32_t repeat, uint32_t dst_rep_stride,
                     uint32_t src_rep_stride) {
@@ -330,12 +333,14 @@ void trans_5hd_exec(const char* api, ElemType t, const uint32_t dst_off[16], con
     pipe_op(Pipe::V, vec_cycles(InstrClass::UnarySimple, t, uint64_t(repeat) * 2), spans.data(), int(spans.size()),
             nullptr, 0);
     uint8_t* ub = c.ub.data();
+    const uint32_t es = esize(t);
     for (uint32_t r = 0; r < repeat; ++r) {
         uint8_t m[16][32];
         for (int i = 0; i < 16; ++i) std::memcpy(m[i], ub + block_at(src_off[i], r, src_rep_stride), 32);
-        for (int j = 0; j < 16; ++j) {
-            uint8_t* out = ub + block_at(dst_off[j], r, dst_rep_stride);
-            for (int i = 0; i < 16; ++i) std::memcpy(out + i * 2, m[i] + j * 2, 2);
+        for (int k = 0; k < 16; ++k) {  // destination block k: position j of 16 / per-block source blocks
+            uint8_t* out = ub + block_at(dst_off[k], r, dst_rep_stride);
+            const int per = int(32 / es), j = es == 2 ? k : k / 2, first = es == 2 ? 0 : (k % 2) * per;
+            for (int i = 0; i < per; ++i) std::memcpy(out + i * es, m[first + i] + j * es, es);
         }
     }
     (void)api;

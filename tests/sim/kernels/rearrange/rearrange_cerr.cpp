@@ -45,6 +45,6 @@ extern "C" __global__ __aicore__ void rearrange_cerr(GM_ADDR x)
     MrgSort4(h, MrgSortSrcList<half>(h[512], h[640], h[768], h[896]), info);  // 310P only
 #elif ERR == 12
     uint64_t dl[16] = {}, sl[16] = {};
-    TransDataTo5HD<float>(dl, sl, TransDataTo5HDParams{});  // 4-byte form not provided
+    TransDataTo5HD<int8_t>(dl, sl, TransDataTo5HDParams{});  // 1-byte form not provided
 #endif
 }

@@ -74,14 +74,14 @@ public:
                 break;
             case 7:    // TransDataTo5HD, addresses as values: NCHW (n groups of 16 channels, h*w = 16 * repeat) ->
             case 8: {  // NC1HWC0 (dstRepStride c, srcRepStride type); form 8 passes LocalTensor lists
-                if constexpr (sizeof(T) == 2) {
-                    const uint32_t hw = uint32_t(t.h * t.w);
+                if constexpr (sizeof(T) == 2 || sizeof(T) == 4) {
+                    const uint32_t hw = uint32_t(t.h * t.w), per = 32 / sizeof(T);
                     TransDataTo5HDParams p{false, false, uint8_t(t.repeat), uint16_t(t.c), uint16_t(t.type)};
                     for (uint32_t g = 0; g < uint32_t(t.n); ++g) {
                         uint64_t dl[16], sl[16];
                         LocalTensor<T> dt[16], st[16];
                         for (uint32_t i = 0; i < 16; ++i) {
-                            dt[i] = dst[g * 16 * hw + 16 * i];
+                            dt[i] = dst[g * 16 * hw + per * i];
                             st[i] = src[g * 16 * hw + hw * i];
                             dl[i] = dt[i].GetPhyAddr();
                             sl[i] = st[i].GetPhyAddr();

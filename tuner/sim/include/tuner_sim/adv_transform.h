@@ -15,7 +15,7 @@
 //   interleave). For the same reason Broadcast without a broadcast axis is a normal-mode Copy of whole repeats
 //   and a tail, not one counter-mode Copy.
 // - Pad with a row that is not 32-byte aligned, and Transpose, transpose with TransDataTo5HD, which the
-//   simulator provides for 2-byte types only: for 4-byte types those are `unsupported` faults (kTrans5hdB32).
+//   simulator provides for 2- and 4-byte types.
 //   Transpose scenarios 3 and 4 (NZ2NZ/NZ2ND_012_WITH_N) are not provided yet (`unsupported`).
 // - Layout / MakeShape / MakeStride / MakeLayout are a minimal form (tuples of the shape and stride only).
 #pragma once
@@ -72,11 +72,6 @@ struct TransDataParams {
 };
 
 namespace adv {
-
-// Whether rearrange.h's TransDataTo5HD has its 4-byte form (it has the 2-byte form only): Pad of unaligned
-// 4-byte rows and Transpose of 4-byte types wait for it. Pad's 4-byte steps are written; set this to true
-// when TransDataTo5HD takes 4-byte types (the 4-byte Transpose address lists are not written yet).
-constexpr bool kTrans5hdB32 = false;
 
 // A vector-to-scalar (or back) hand-over inside an API, as asc-devkit's FetchEventID / SetFlag / WaitFlag.
 template <HardEvent E>
@@ -321,90 +316,82 @@ TUNER_SIM_UNCHARGED inline void pad_unaligned(const LocalTensor<T>& dst, const L
                          "Pad: the tiling holds no temporary space (tmpBuffer1BlockNum 0): call PadTilingFunc with a "
                          "stackBufferSize of at least GetPadMaxMinTmpSize's minimum");
     }
-    if constexpr (sizeof(T) != 2 && !kTrans5hdB32) {
-        tuner_sim::fault(tuner_sim::FaultClass::Unsupported,
-                         "Pad: a %u-byte row width that is not 32-byte aligned needs the 4-byte TransDataTo5HD, which "
-                         "the tuner simulator does not provide yet (2-byte types and aligned rows are provided)",
-                         unsigned(t.srcWidth * sizeof(T)));
-        (void)dst, (void)src, (void)p;
-    } else {
-        const uint32_t h = t.srcHeight, w = t.srcWidth;
-        const LocalTensor<T> tmp = tmpBytes.ReinterpretCast<T>();
-        const LocalTensor<T> tmp1 = tmp, tmp2 = tmp[t.tmpBuffer2Offset];
-        const uint32_t outW = w + p.leftPad + p.rightPad;
-        const T v = static_cast<T>(p.padValue);
-        uint32_t tmp1Full = t.tmpBuffer1RowNum, tmp1Count = t.tmpBuffer1RowNum, brcbCount = 0;
-        TransDataTo5HDParams tp;
-        tp.repeatTimes = uint8_t(t.tmpBuffer1BlockNum);
-        if (tp.repeatTimes > 1) {
-            tp.dstRepStride = 16;
-            tp.srcRepStride = 16;
-        }
-        uint64_t list[16];
-        for (uint32_t i = 0; i < 16; ++i) list[i] = uint64_t(tmp2[i * perBlk].GetPhyAddr());
-        for (uint32_t j = 0; j < h; ++j) {
-            for (uint32_t i = 0; i <= t.widthFractal; ++i) {
-                uint32_t tmp2Count = 0, need = 0;
-                if (i == 0 && p.leftPad != 0) {
-                    Duplicate(tmp2, v, uint64_t(perBlk), uint8_t(p.leftPad), 1, 1, loc);
-                    tmp2Count += p.leftPad;
+    const uint32_t h = t.srcHeight, w = t.srcWidth;
+    const LocalTensor<T> tmp = tmpBytes.ReinterpretCast<T>();
+    const LocalTensor<T> tmp1 = tmp, tmp2 = tmp[t.tmpBuffer2Offset];
+    const uint32_t outW = w + p.leftPad + p.rightPad;
+    const T v = static_cast<T>(p.padValue);
+    uint32_t tmp1Full = t.tmpBuffer1RowNum, tmp1Count = t.tmpBuffer1RowNum, brcbCount = 0;
+    TransDataTo5HDParams tp;
+    tp.repeatTimes = uint8_t(t.tmpBuffer1BlockNum);
+    if (tp.repeatTimes > 1) {
+        tp.dstRepStride = 16;
+        tp.srcRepStride = 16;
+    }
+    uint64_t list[16];
+    for (uint32_t i = 0; i < 16; ++i) list[i] = uint64_t(tmp2[i * perBlk].GetPhyAddr());
+    for (uint32_t j = 0; j < h; ++j) {
+        for (uint32_t i = 0; i <= t.widthFractal; ++i) {
+            uint32_t tmp2Count = 0, need = 0;
+            if (i == 0 && p.leftPad != 0) {
+                Duplicate(tmp2, v, uint64_t(perBlk), uint8_t(p.leftPad), 1, 1, loc);
+                tmp2Count += p.leftPad;
+            }
+            if (i == t.widthFractal) {
+                if (p.rightPad != 0) {
+                    Duplicate(tmp2[(t.widthFractalTailAlingned - p.rightPad) * perBlk], v, uint64_t(perBlk),
+                              uint8_t(p.rightPad), 1, 1, loc);
                 }
-                if (i == t.widthFractal) {
-                    if (p.rightPad != 0) {
-                        Duplicate(tmp2[(t.widthFractalTailAlingned - p.rightPad) * perBlk], v, uint64_t(perBlk),
-                                  uint8_t(p.rightPad), 1, 1, loc);
-                    }
-                    need = t.widthFractalTailAlingned - tmp2Count - p.rightPad;
-                } else {
-                    need = t.tmpBuffer1RowNum - tmp2Count;
-                }
-                while (need != 0) {
-                    PipeBarrier<PIPE_V>(loc);
-                    const uint32_t remain = tmp1Full - tmp1Count;
-                    if (need > remain) {
-                        if (remain != 0) {
-                            DataCopy(tmp2[tmp2Count * perBlk], tmp1[tmp1Count * perBlk],
-                                     DataCopyParams(1, uint16_t(remain), 0, 0), loc);
-                            tmp1Count += remain;
-                            tmp2Count += remain;
-                            need -= remain;
-                            PipeBarrier<PIPE_V>(loc);
-                        }
-                        if (brcbCount == t.brcbFractal) {
-                            pad_brcb(tmp1, src[brcbCount * t.brcbTiling], t.brcbFractalTailRepeatTimes,
-                                     t.brcbFractalTailRepeatTimesTail, t.maxRepeatTimes, loc);
-                            tmp1Full = t.brcbFractalTail;
-                        } else {
-                            pad_brcb(tmp1, src[brcbCount * t.brcbTiling], t.brcbTilingRepeatTimes,
-                                     t.brcbTilingRepeatTimesTail, t.maxRepeatTimes, loc);
-                        }
-                        ++brcbCount;
-                        tmp1Count = 0;
-                        if (brcbCount > t.brcbFractal + 1) {
-                            tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
-                                             "Pad: the tiling does not match the tensor (%u x %u): fill it with "
-                                             "PadTilingFunc",
-                                             h, w);
-                        }
-                    } else {
+                need = t.widthFractalTailAlingned - tmp2Count - p.rightPad;
+            } else {
+                need = t.tmpBuffer1RowNum - tmp2Count;
+            }
+            while (need != 0) {
+                PipeBarrier<PIPE_V>(loc);
+                const uint32_t remain = tmp1Full - tmp1Count;
+                if (need > remain) {
+                    if (remain != 0) {
                         DataCopy(tmp2[tmp2Count * perBlk], tmp1[tmp1Count * perBlk],
-                                 DataCopyParams(1, uint16_t(need), 0, 0), loc);
-                        tmp1Count += need;
-                        tmp2Count += need;
-                        need = 0;
+                                 DataCopyParams(1, uint16_t(remain), 0, 0), loc);
+                        tmp1Count += remain;
+                        tmp2Count += remain;
+                        need -= remain;
+                        PipeBarrier<PIPE_V>(loc);
                     }
+                    if (brcbCount == t.brcbFractal) {
+                        pad_brcb(tmp1, src[brcbCount * t.brcbTiling], t.brcbFractalTailRepeatTimes,
+                                 t.brcbFractalTailRepeatTimesTail, t.maxRepeatTimes, loc);
+                        tmp1Full = t.brcbFractalTail;
+                    } else {
+                        pad_brcb(tmp1, src[brcbCount * t.brcbTiling], t.brcbTilingRepeatTimes,
+                                 t.brcbTilingRepeatTimesTail, t.maxRepeatTimes, loc);
+                    }
+                    ++brcbCount;
+                    tmp1Count = 0;
+                    if (brcbCount > t.brcbFractal + 1) {
+                        tuner_sim::fault(tuner_sim::FaultClass::OutOfBounds,
+                                         "Pad: the tiling does not match the tensor (%u x %u): fill it with "
+                                         "PadTilingFunc",
+                                         h, w);
+                    }
+                } else {
+                    DataCopy(tmp2[tmp2Count * perBlk], tmp1[tmp1Count * perBlk],
+                             DataCopyParams(1, uint16_t(need), 0, 0), loc);
+                    tmp1Count += need;
+                    tmp2Count += need;
+                    need = 0;
                 }
-                PipeBarrier<PIPE_V>(loc);
-                TransDataTo5HD<T>(list, list, tp, loc);
-                PipeBarrier<PIPE_V>(loc);
-                // block 0 of every 16 (2-byte) or blocks 0 and 1 (4-byte) hold 16 consecutive outputs
-                const uint32_t groups = i == t.widthFractal ? t.widthFractalTailAlingned / 16 : t.tmpBuffer1BlockNum;
-                const uint32_t at = j * outW + i * 16 * t.tmpBuffer1BlockNum;
-                constexpr uint16_t blks = uint16_t(sizeof(T) / 2);
-                if (groups != 0) DataCopy(dst[at], tmp2, DataCopyParams(uint16_t(groups), blks, 16 - blks, 0), loc);
-                if (sizeof(T) == 4 && i == t.widthFractal && t.widthFractalTailAlingned % 16 != 0) {
-                    DataCopy(dst[at + groups * 16], tmp2[groups * 16 * perBlk], DataCopyParams(1, 1, 15, 0), loc);
-                }
+            }
+            PipeBarrier<PIPE_V>(loc);
+            TransDataTo5HD<T>(list, list, tp, loc);
+            PipeBarrier<PIPE_V>(loc);
+            // block 0 of every 16 (2-byte) or blocks 0 and 1 (4-byte) hold 16 consecutive outputs
+            const uint32_t groups = i == t.widthFractal ? t.widthFractalTailAlingned / 16 : t.tmpBuffer1BlockNum;
+            const uint32_t at = j * outW + i * 16 * t.tmpBuffer1BlockNum;
+            constexpr uint16_t blks = uint16_t(sizeof(T) / 2);
+            if (groups != 0) DataCopy(dst[at], tmp2, DataCopyParams(uint16_t(groups), blks, 16 - blks, 0), loc);
+            if (sizeof(T) == 4 && i == t.widthFractal && t.widthFractalTailAlingned % 16 != 0) {
+                DataCopy(dst[at + groups * 16], tmp2[groups * 16 * perBlk], DataCopyParams(1, 1, 15, 0), loc);
             }
         }
     }
@@ -452,7 +439,7 @@ TUNER_SIM_UNCHARGED inline void unpad(const LocalTensor<T>& dst, const LocalTens
 // strip, cubes of the strip transposed with TransDataTo5HD into the temporary space (newPopSize elements a
 // pass), then transposed again into dst at the 0213 position. Scenario 7 ([H, W] -> [W, H], H and W multiples
 // of 16): one TransDataTo5HD per 16 rows, repeating over the 16-column blocks. 2-byte types; the 4-byte forms
-// need the 4-byte TransDataTo5HD and scenarios 3 and 4 are not provided yet (an `unsupported` fault each).
+// and scenarios 3 and 4 are not provided yet (an `unsupported` fault each).
 template <typename T>
 TUNER_SIM_UNCHARGED inline void trans_lists(uint64_t (&list)[16], const LocalTensor<T>& t, uint32_t base,
                                             uint32_t step) {
@@ -629,8 +616,8 @@ TUNER_SIM_UNCHARGED inline void confusion_transpose(const LocalTensor<T>& dst, c
     tuner_sim::api_site("Transpose", loc);
     if constexpr (sizeof(T) != 2) {
         tuner_sim::fault(tuner_sim::FaultClass::Unsupported,
-                         "Transpose (TransposeType %d): the %u-byte form needs the 4-byte TransDataTo5HD, which the "
-                         "tuner simulator does not provide yet (2-byte types are provided)",
+                         "Transpose (TransposeType %d): the %u-byte form is not provided by the tuner simulator yet "
+                         "(2-byte types are provided)",
                          int(type), unsigned(sizeof(T)));
         (void)dst, (void)src, (void)tmp, (void)t, (void)own;
     } else if (type == TransposeType::TRANSPOSE_NZ2ND_0213 || type == TransposeType::TRANSPOSE_NZ2NZ_0213) {

@@ -323,7 +323,7 @@ __aicore__ inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>
     tuner_sim::transpose_exec(d);
 }
 
-// ---- TransDataTo5HD (数据排布转换/TransDataTo5HD.md): the 2-byte form (int16_t, uint16_t, half) ---------------------
+// ---- TransDataTo5HD (数据排布转换/TransDataTo5HD.md): the 2-byte (int16_t, uint16_t, half) and 4-byte forms -------
 // Addresses given as values (GetPhyAddr) are checked against UB as a whole; as LocalTensors, against their buffers.
 namespace detail {
 template <typename T>
@@ -341,9 +341,9 @@ TUNER_SIM_UNCHARGED inline void trans_5hd_addrs(const uint64_t dstList[], const 
                               p.srcRepStride);
 }
 }  // namespace detail
-#define TUNER_SIM_TRANS5HD_CHECK()                                                                           \
-    static_assert(sizeof(T) == 2, "TransDataTo5HD: the tuner simulator provides the 2-byte form only (int16_t, " \
-                                  "uint16_t, half)");                                                       \
+#define TUNER_SIM_TRANS5HD_CHECK()                                                                            \
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "TransDataTo5HD: the tuner simulator provides the 2- and "    \
+                                                    "4-byte forms (the 1-byte form with its HighHalf flags is not)"); \
     TUNER_SIM_REQUIRE(TransDataTo5HD, T)
 template <typename T>
 TUNER_SIM_UNCHARGED

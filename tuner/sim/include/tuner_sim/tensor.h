@@ -1,6 +1,7 @@
 // GlobalTensor and LocalTensor: handles onto GM buffers and onto this block's unified buffer (UB).
 #pragma once
 #include <algorithm>
+#include <unordered_map>
 
 #include "types.h"
 #include "utils.h"
@@ -52,6 +53,15 @@ private:
         return dim;
     }
 };
+namespace detail {
+// The ShapeInfo set on each of this block's LocalTensors (LocalTensor::SetShapeInfo), by UB offset: a tensor
+// that reuses a buffer sees the last shape set on it.
+TUNER_SIM_UNCHARGED inline std::unordered_map<uint32_t, ShapeInfo>& shape_infos() {
+    static thread_local std::unordered_map<uint32_t, ShapeInfo> infos;
+    return infos;
+}
+}  // namespace detail
+
 // The number of elements a ShapeInfo's shape holds (GetShapeSize).
 TUNER_SIM_UNCHARGED __aicore__ inline int GetShapeSize(const ShapeInfo& shapeInfo) {
     int n = 1;
@@ -177,8 +187,15 @@ public:
     TUNER_SIM_UNCHARGED __aicore__ inline int32_t GetPosition() const { return static_cast<int32_t>(pos_); }
     TUNER_SIM_UNCHARGED __aicore__ inline void SetUserTag(int32_t tag) { tag_ = tag; }
     TUNER_SIM_UNCHARGED __aicore__ inline int32_t GetUserTag() const { return tag_; }
-    TUNER_SIM_UNCHARGED __aicore__ inline void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_ = shapeInfo; }
-    TUNER_SIM_UNCHARGED __aicore__ inline ShapeInfo GetShapeInfo() const { return shape_; }
+    // Kept beside the tensor, by its UB offset, not in it: a larger LocalTensor would change the code the
+    // simulator compiles for every copy of one, and with it the modelled scalar time of every kernel.
+    TUNER_SIM_UNCHARGED __aicore__ inline void SetShapeInfo(const ShapeInfo& shapeInfo) {
+        detail::shape_infos()[off_] = shapeInfo;
+    }
+    TUNER_SIM_UNCHARGED __aicore__ inline ShapeInfo GetShapeInfo() const {
+        const auto found = detail::shape_infos().find(off_);
+        return found == detail::shape_infos().end() ? ShapeInfo() : found->second;
+    }
 
     // Simulator plumbing (not Ascend C API).
     TUNER_SIM_UNCHARGED void tuner_bind(uint32_t off, uint32_t size, uint32_t buf_end, TPosition pos) {
@@ -212,7 +229,6 @@ private:
     uint32_t buf_end_ = 0;
     TPosition pos_ = TPosition::VECCALC;
     int32_t tag_ = 0;
-    ShapeInfo shape_;
 };
 
 // PopStackBuffer (基础API/资源管理/PopStackBuffer.md): all the UB left after the TPipe's InitBuffer buffers, as
