@@ -35,10 +35,8 @@ constexpr bool half_or_float = std::is_same_v<T, half> || std::is_same_v<T, floa
 // The temporary space of the forms without sharedTmpBuffer. asc-devkit takes it with PopStackBuffer: the UB
 // left after the TPipe's InitBuffer buffers, which the developer must keep free ("需要预留临时空间").
 TUNER_SIM_UNCHARGED inline LocalTensor<uint8_t> own_tmp(const char* api) {
-    const uint32_t end = tuner_sim::soc_config.ub_stack_end;
-    const uint32_t off = std::min(end, (tuner_sim::ub_alloc(0, api) + 31u) / 32u * 32u);
     LocalTensor<uint8_t> t;
-    t.tuner_bind(off, end - off, end, TPosition::VECCALC);
+    PopStackBuffer<uint8_t, TPosition::VECCALC>(t, api);
     return t;
 }
 // The temporary space must hold the minimum GetXxxMaxMinTmpSize gives ("预留/申请的临时空间大小不能小于最小

@@ -233,10 +233,12 @@ private:
 
 // PopStackBuffer (基础API/资源管理/PopStackBuffer.md): all the UB left after the TPipe's InitBuffer buffers, as
 // one tensor at `pos` (what the advanced APIs without sharedTmpBuffer take as their temporary space).
+// `api` names the caller in a fault (an advanced API's own temporary space is taken the same way).
 template <typename T, TPosition pos>
-TUNER_SIM_UNCHARGED __aicore__ inline bool PopStackBuffer(LocalTensor<T>& popLocal) {
+TUNER_SIM_UNCHARGED __aicore__ inline bool PopStackBuffer(LocalTensor<T>& popLocal,
+                                                          const char* api = "PopStackBuffer") {
     const uint32_t end = tuner_sim::soc_config.ub_stack_end;
-    const uint32_t off = std::min(end, (tuner_sim::ub_alloc(0, "PopStackBuffer") + 31u) / 32u * 32u);
+    const uint32_t off = std::min(end, (tuner_sim::ub_alloc(0, api) + 31u) / 32u * 32u);
     popLocal.tuner_bind(off, uint32_t((end - off) / sizeof(T)), end, pos);
     return true;
 }
