@@ -165,7 +165,8 @@ def cmake_defines(cmake: str, cache: dict[str, str]) -> tuple[list[str], list[st
 def run_example(repo: Path, name: str, work: Path, overrides: dict[str, str] | None = None,
                 in_scope_only: bool = True) -> Row:
     """Run the example `name` (a path under EXAMPLES) in `work` as its README does; `overrides` are CMake cache
-    values set after the README's own -D values (a best-practice case's SCENARIO_NUM). With `in_scope_only`, an
+    values set after the README's own -D values (a best-practice case's SCENARIO_NUM), and its shell variables of the
+    same name. With `in_scope_only`, an
     example outside the vector core's memory-based API (EXCLUDED, CUBE_CODE) is not run."""
     path = f"{EXAMPLES}/{name}"
     start = time.perf_counter()
@@ -177,6 +178,7 @@ def run_example(repo: Path, name: str, work: Path, overrides: dict[str, str] | N
         return Row(name, "excluded", why)
     block = _bash_block(readme)
     variables = dict(re.findall(r"^\s*(\w+)=(\S+)", block, re.M))
+    variables.update({k: v for k, v in (overrides or {}).items() if k in variables})  # SCENARIO_NUM=1 in the README
     cache = {"CMAKE_ASC_ARCHITECTURES": ARCH, "CMAKE_ASC_RUN_MODE": "cpu"}
     steps = []
     for raw in block.splitlines():

@@ -290,14 +290,58 @@ bool has_sel(VecKind k) { return k == VecKind::Select || k == VecKind::SelectSca
 
 }  // namespace
 
-// Two sources starting in one UB bank group conflict on every repeat (they advance together, 256 B a repeat).
-InstrClass vec_class(const VecDesc& d) {
+// UB bank conflicts of a vector instruction (asc-devkit bank_conflict_ub README, A2/A3): UB is 16 bank groups of
+// 3 banks, 32-byte lines rotating over the groups (address bits [8:5] the group, [17:16] the bank within it).
+// Each repeat reads its sources' 32-byte blocks in one beat: distinct blocks in one bank group take a beat each
+// (the same block read twice is read once). A repeat's block k written to a bank that the repeat reads for
+// another block stalls it (block k read and written in one bank is the README's "hardware optimization").
+// Returns the cycles these add to the instruction.
+namespace {
+double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, uint32_t es_src, uint32_t es_dst) {
     const auto& cfg = soc_config;
-    if (d.cls != InstrClass::Binary || !has_src1(d.kind) || cfg.ub_bank_groups <= 0) return d.cls;
-    const uint64_t size = uint64_t(cfg.ub_bank_group_bytes), groups = uint64_t(cfg.ub_bank_groups);
-    const bool same = (d.src0.off / size) % groups == (d.src1.off / size) % groups;
-    return same ? InstrClass::BinaryBankConflict : InstrClass::Binary;
+    if (cfg.ub_bank_groups <= 0 || repeats == 0) return 0;
+    const uint32_t line = uint32_t(cfg.ub_bank_line_bytes), groups = uint32_t(cfg.ub_bank_groups);
+    const uint32_t bank_span = line * groups * uint32_t(cfg.ub_bank_rows);
+    auto group = [&](uint32_t a) { return (a / line) % groups; };
+    auto bank = [&](uint32_t a) { return group(a) + groups * (a / bank_span); };
+    auto blocks_of = [&](uint32_t es) { return std::min<uint32_t>(8, std::max<uint32_t>(1, lanes * es / 32)); };
+    // Block k of repeat r: a count-form operand is contiguous, one repeat after the other.
+    auto block = [&](const VecOperand& o, uint32_t es, uint32_t r, uint32_t k) -> uint32_t {
+        if (d.count_form) return o.off + (r * blocks_of(es) + k) * 32;
+        return o.off + (r * o.rep_stride + k * o.blk_stride) * 32;
+    };
+    const bool writes = !bit_dst(d.kind);
+    // Up to 64 repeats are looked at; a longer instruction repeats their pattern.
+    const uint32_t looked = std::min<uint32_t>(repeats, 64);
+    double extra = 0;
+    for (uint32_t r = 0; r < looked; ++r) {
+        std::array<uint32_t, 16> read{}, read_block{};
+        int n = 0;
+        auto add_read = [&](uint32_t a, uint32_t k) {
+            for (int i = 0; i < n; ++i) {
+                if (read[i] == a) return;
+            }
+            read[n] = a;
+            read_block[n++] = k;
+        };
+        for (uint32_t k = 0; k < blocks_of(es_src); ++k) {
+            if (has_src0(d.kind)) add_read(block(d.src0, es_src, r, k), k);
+            if (has_src1(d.kind)) add_read(block(d.src1, es_src, r, k), k);
+        }
+        std::array<int, 64> load{};
+        int most = 0;
+        for (int i = 0; i < n; ++i) most = std::max(most, ++load[group(read[i])]);
+        extra += double(std::max(most - 1, 0)) * cfg.bank_read_conflict_cycles;
+        bool clash = false;
+        for (uint32_t k = 0; writes && k < blocks_of(es_dst) && !clash; ++k) {
+            const uint32_t w = bank(block(d.dst, es_dst, r, k));
+            for (int i = 0; i < n && !clash; ++i) clash = read_block[i] != k && bank(read[i]) == w;
+        }
+        if (clash) extra += cfg.bank_read_write_conflict_cycles;
+    }
+    return extra * double(repeats) / double(looked);
 }
+}  // namespace
 
 namespace {
 void vec_run(const VecDesc& d, int ext);
@@ -312,7 +356,7 @@ void vec_run(const VecDesc& d, int ext) {
     // Select's modes 1 and 2 stage the scalar or the mask address in one 32-byte block of the reserved UB
     // (asc-devkit dav_c220 kernel_operator_vec_cmpsel_impl.h, TMP_UB_OFFSET).
     if ((d.kind == VecKind::Select && d.op != 0) || d.kind == VecKind::SelectScalar) check_reserved_scratch(d.api, 32);
-    const InstrClass cls = vec_class(d);
+    const InstrClass cls = d.cls;
     const uint32_t es_dst = esize(d.dst.type);
     const uint32_t es_src = has_src0(d.kind) ? esize(d.src0.type) : es_dst;
     const uint32_t wide = bit_dst(d.kind) ? es_src : std::max(es_dst, es_src);
@@ -338,8 +382,9 @@ void vec_run(const VecDesc& d, int ext) {
         if (has_sel(d.kind)) add(d.sel, d.op == 0 ? lanes / 8 : (effective + 7) / 8, Access::Read, "selMask");
         if (ext == int(VecExtOp::Axpy)) add(d.dst, effective * es_dst, Access::Read, "dst");
         const uint64_t repeats = (effective * wide + 255) / 256;
-        pipe_op(Pipe::V, vec_cycles(cls, cost_type, repeats) + mask_cycles(), spans.data(), int(spans.size()),
-                nullptr, 0);
+        pipe_op(Pipe::V, vec_cycles(cls, cost_type, repeats) + mask_cycles() +
+                             bank_conflict_cycles(d, uint32_t(std::min<uint64_t>(repeats, UINT32_MAX)), lanes, es_src, es_dst),
+                spans.data(), int(spans.size()), nullptr, 0);
         if (launch_options().timing_only) return;
         uint8_t* ub = c.ub.data();
         compute_run(d, ub + d.dst.off, ub + d.src0.off, ub + d.src1.off, ub + d.sel.off, 0, ub + d.dst.off, 0,
@@ -355,8 +400,9 @@ void vec_run(const VecDesc& d, int ext) {
     if (has_src1(d.kind)) add(d.src1, masked_extent(d.src1, es_src, plan, lanes), Access::Read, "src1");
     if (has_sel(d.kind)) add(d.sel, (uint64_t(R) * lanes + 7) / 8, Access::Read, "selMask");
     if (ext == int(VecExtOp::Axpy)) add(d.dst, masked_extent(d.dst, es_dst, plan, lanes), Access::Read, "dst");
-    pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()), spans.data(),
-            int(spans.size()), nullptr, 0);
+    pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()) +
+                         bank_conflict_cycles(d, R, lanes, es_src, es_dst),
+            spans.data(), int(spans.size()), nullptr, 0);
     if (launch_options().timing_only) return;
 
     uint8_t* ub = c.ub.data();
@@ -518,7 +564,7 @@ void cmp_mask_compare(const VecDesc& d) {
     const RepeatPlan plan = plan_repeats(d.mask_bits, d.mask_hi, d.mask_lo, d.use_mask_register, 1, lanes);
     UbSpan spans[2] = {{d.src0.off, repeat_extent(d.src0, es, 1, lanes), d.src0.buf_end, Access::Read, "src0"},
                        {d.src1.off, repeat_extent(d.src1, es, 1, lanes), d.src1.buf_end, Access::Read, "src1"}};
-    pipe_op(Pipe::V, vec_cycles(vec_class(d), d.src0.type, 1) + (d.use_mask_register ? 0 : mask_cycles()), spans, 2,
+    pipe_op(Pipe::V, vec_cycles(d.cls, d.src0.type, 1) + (d.use_mask_register ? 0 : mask_cycles()), spans, 2,
             nullptr, 0);
     const Mask128 m = plan.for_repeat(0, lanes);
     uint8_t* ub = c.ub.data();

@@ -732,7 +732,7 @@ double vec_cycles(InstrClass cls, ElemType t, uint64_t repeats) {
         per = cfg.cycles_per_repeat[int(cls)][int(ElemType::F32)];
         issue = cfg.issue_cycles[int(cls)][int(ElemType::F32)];
     }
-    return issue + double(repeats) * per;
+    return cfg.vector_startup_cycles + issue + double(repeats) * per;
 }
 
 double mask_cycles() { return soc_config.mask_setup_cycles; }

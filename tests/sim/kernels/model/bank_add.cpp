@@ -1,5 +1,6 @@
-// Adds two float vectors already in UB whose starts are B_OFFSET bytes apart: in one A2 bank group when the
-// offset is a multiple of 16 x 256 B, in different groups otherwise.
+// Adds two float vectors already in UB whose starts are B_OFFSET bytes apart: each repeat reads 8 blocks of 32 B from
+// each, on the same 8 of A2's 16 bank groups when the offset is a multiple of 16 x 32 B, on the other 8 when it
+// is 256 B more.
 #include "kernel_operator.h"
 using namespace AscendC;
 

@@ -29,10 +29,9 @@ enum class ElemType : uint8_t { U8, I8, U16, I16, F16, BF16, U32, I32, F32, U64,
 
 // Instruction classes of the vector cost table (tuner/data/costs/vector_costs.csv).
 // In the order of tuner/sim/codegen.py's INSTR_CLASSES. ReduceSumRepeat: a whole-repeat sum (VCADD), faster
-// than the max/min reduce (ReduceRepeat) in fp32. BinaryBankConflict: a binary op whose two sources start in
-// the same UB bank group (the runtime picks it from the operands' offsets).
+// than the max/min reduce (ReduceRepeat) in fp32. UB bank conflicts are costed apart, from the operands' addresses.
 enum class InstrClass : uint8_t {
-    UnarySimple, Binary, ExpLnSqrt, Div, ReduceRepeat, ReduceBlock, CopyUb, ReduceSumRepeat, BinaryBankConflict, Count
+    UnarySimple, Binary, ExpLnSqrt, Div, ReduceRepeat, ReduceBlock, CopyUb, ReduceSumRepeat, Count
 };
 
 // ---- per-block state -------------------------------------------------------------------------------
@@ -228,7 +227,10 @@ struct SocConfig {
     double head_us_base, head_us_per_block;
     double scalar_cycles_per_api_call, mask_setup_cycles, get_value_cycles, set_value_cycles;
     double flag_cycles, barrier_cycles, sync_all_us, gm_align_512_factor, l2_hit_speedup;
-    double ub_bank_group_bytes, ub_bank_groups;  // bank group of a UB offset: (off / bytes) % groups; 0: none
+    // UB banks (ops.cpp bank_conflict_cycles): lines of ub_bank_line_bytes rotate over ub_bank_groups groups, each
+    // bank ub_bank_rows lines deep; ub_bank_groups 0: conflicts not modelled.
+    double ub_bank_line_bytes, ub_bank_groups, ub_bank_rows, bank_read_conflict_cycles, bank_read_write_conflict_cycles;
+    double vector_startup_cycles;  // every vector instruction, on top of its class's issue and repeats
     // The kernel's own scalar code (runtime.cpp, "kernel scalar code"): per basic block executed, and per GM
     // access through the scalar data cache (a hit, and a line brought in from GM); its UB accesses cost
     // get_value_cycles / set_value_cycles.
