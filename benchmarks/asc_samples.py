@@ -177,8 +177,9 @@ def run_example(repo: Path, name: str, work: Path, overrides: dict[str, str] | N
     if why:
         return Row(name, "excluded", why)
     block = _bash_block(readme)
-    variables = dict(re.findall(r"^\s*(\w+)=(\S+)", block, re.M))
-    variables.update({k: v for k, v in (overrides or {}).items() if k in variables})  # SCENARIO_NUM=1 in the README
+    assignments = [line for line in map(_strip_comment, block.splitlines()) if re.fullmatch(r"\s*(\w+=\S+\s*)+", line)]
+    variables = {name: value for line in assignments for name, value in re.findall(r"(\w+)=(\S+)", line)}
+    variables.update({k: v for k, v in (overrides or {}).items() if k in variables})
     cache = {"CMAKE_ASC_ARCHITECTURES": ARCH, "CMAKE_ASC_RUN_MODE": "cpu"}
     steps = []
     for raw in block.splitlines():

@@ -119,7 +119,7 @@ void data_copy(const CopyDesc& d) {
     BlockCtx& c = ctx();
     const Pipe pipe = d.dir == CopyDir::GmToUb ? Pipe::MTE2 : d.dir == CopyDir::UbToGm ? Pipe::MTE3 : Pipe::V;
     if (d.block_count == 0 || d.block_bytes == 0) {
-        pipe_op(pipe, copy_cycles(d.dir, 0, 1, d.gm), nullptr, 0, nullptr, 0);
+        pipe_op(pipe, copy_cycles(d.dir, 0, 1, d.gm, 0), nullptr, 0, nullptr, 0);
         return;
     }
     if (d.require_32b_blocks && d.block_bytes % 32 != 0) {
@@ -180,7 +180,7 @@ void data_copy(const CopyDesc& d) {
     };
     add_blocks(ub_gap == 0, gm_gap == 0);
     const uint64_t total = uint64_t(d.block_bytes) * d.block_count;
-    pipe_op(pipe, copy_cycles(d.dir, total, d.block_count, d.gm), ub.data(), int(ub.size()), gm.data(),
+    pipe_op(pipe, copy_cycles(d.dir, total, d.block_count, d.gm, gm_step), ub.data(), int(ub.size()), gm.data(),
             int(gm.size()));
     add_copy_bytes(d.dir, total);
     if (d.dir != CopyDir::UbToUb && gm_data_skipped(d.gm)) return;

@@ -186,12 +186,18 @@ std::string where_gm(uintptr_t lo, uint64_t bytes) {
 }
 
 // The GM copy whose cost copy_cycles just computed, for the next pipe_op of this block to record.
-thread_local double t_pending_gm_bytes = 0;
-thread_local uint8_t t_pending_pool = 0;
+struct PendingCopy {
+    double gm_bytes = 0;   // bytes of its pool's bandwidth it takes (misaligned bursts take more than they move)
+    double occupancy = 0;  // cycles it holds its queue on its own
+    double latency = 0;    // cycles after that until it completes
+    uint8_t pool = 0;
+    bool l2_write = false;
+};
+thread_local PendingCopy t_pending;
 // Whether this launch's GM data is taken as resident in L2 (--l2 warm and it fits).
 bool g_l2_warm = false;
-// GM bytes each block may write into L2 (write-back) before its writes go to HBM: an even share of L2.
-uint64_t g_l2_write_budget = 0;
+// The bytes of L2 each block of this launch has to itself: an even share.
+uint64_t g_l2_share = 0;
 
 // ---- kernel scalar code ----------------------------------------------------------------------------------
 // KERNEL_FLAGS (tuner/sim/build.py) compile a kernel with GCC's instrumentation: a call in every basic block
@@ -716,10 +722,20 @@ void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan*
     }
     const double start = std::max(c.t[p], c.t[int(Pipe::S)]);
     c.t[p] = start + cycles;
-    c.graph.add(p, cycles, {c.graph.last[p], c.graph.last[int(Pipe::S)]}, c.site, true, t_pending_gm_bytes, -1,
-                t_pending_pool);
-    t_pending_gm_bytes = 0;
-    t_pending_pool = 0;
+    if (t_pending.gm_bytes <= 0) {
+        c.graph.add(p, cycles, {c.graph.last[p], c.graph.last[int(Pipe::S)]}, c.site);
+        return;
+    }
+    // A GM copy holds its queue while its bytes move; its start-up latency then passes without holding it (the
+    // next copy may start).
+    const PendingCopy copy = t_pending;
+    t_pending = PendingCopy{};
+    const int32_t moving = c.graph.add(p, copy.occupancy, {c.graph.last[p], c.graph.last[int(Pipe::S)]}, c.site, true,
+                                       copy.gm_bytes, -1, copy.pool);
+    c.graph.nodes[moving].l2_write = copy.l2_write;
+    const int32_t done = c.graph.add(p, copy.latency, {moving}, c.site);
+    c.graph.last[p] = moving;
+    c.graph.done[p] = done;
 }
 
 // ---- costs ---------------------------------------------------------------------------------------------
@@ -765,6 +781,30 @@ bool l2_bypassed(const BlockCtx& c, const void* addr) {
 }
 }  // namespace
 
+// Whether a copy's bursts find most of their GM bytes in the block's share of L2 (a least-recently-used cache of
+// its own traffic, in 128-byte lines: asc-devkit's data_copy README shows no gain for 128-byte reads whose
+// neighbours in the same 512 bytes were read just before); the bytes are then in it, as most recently used.
+constexpr uint64_t kL2Chunk = 128;
+bool l2_resident(BlockCtx& c, uintptr_t first, uint64_t bursts, uint64_t burst_bytes, uint64_t step) {
+    uint64_t hits = 0, chunks = 0;
+    for (uint64_t i = 0; i < bursts; ++i) {
+        const uintptr_t lo = first + i * step;
+        for (uint64_t k = lo / kL2Chunk; k <= (lo + burst_bytes - 1) / kL2Chunk; ++k) {
+            auto [it, fresh] = c.l2_chunks.try_emplace(k, c.l2_clock);
+            hits += !fresh && c.l2_clock - it->second <= g_l2_share;
+            it->second = c.l2_clock;
+            ++chunks;
+        }
+    }
+    c.l2_clock += bursts * burst_bytes;
+    if (c.l2_chunks.size() > 4 * (g_l2_share / kL2Chunk + 1)) {
+        for (auto it = c.l2_chunks.begin(); it != c.l2_chunks.end();) {
+            it = c.l2_clock - it->second > g_l2_share ? c.l2_chunks.erase(it) : std::next(it);
+        }
+    }
+    return 2 * hits > chunks;
+}
+
 void l2_hint(const void* addr, uint64_t bytes, bool bypass) {
     if (!addr) return;
     BlockCtx& c = ctx();
@@ -778,31 +818,48 @@ void l2_hint(const void* addr, uint64_t bytes, bool bypass) {
     c.l2_hints.push_back({lo, hi, bypass});
 }
 
-double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_addr) {
+double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_addr, uint64_t gm_step) {
     const auto& cfg = soc_config;
     if (bytes == 0) return 1;
     const CopyCurve& curve = dir == CopyDir::GmToUb ? cfg.gm_to_ub : dir == CopyDir::UbToGm ? cfg.ub_to_gm : cfg.ub_to_ub;
-    // Each burst of a strided copy pays the size-dependent efficiency of its own length.
-    const double per_burst = double(bytes) / double(std::max<uint64_t>(bursts, 1));
-    double gbps = curve_gbps(curve, per_burst);
-    if (dir != CopyDir::UbToUb) {
-        if (reinterpret_cast<uintptr_t>(gm_addr) % 512 != 0) gbps *= cfg.gm_align_512_factor;
-        BlockCtx& c = ctx();
-        const bool bypass = l2_bypassed(c, gm_addr);
-        bool in_l2 = g_l2_warm && !bypass;
-        if (in_l2) {
-            gbps *= cfg.l2_hit_speedup;
-        } else if (dir == CopyDir::UbToGm && !bypass && c.l2_absorbed + bytes <= g_l2_write_budget) {
-            // L2 is write-back: a write lands in L2 at the core's own rate while this block's share of L2
-            // has room, and reaches HBM after the kernel.
-            c.l2_absorbed += bytes;
-            in_l2 = true;
-        }
-        t_pending_gm_bytes = double(bytes);  // the replay shares the pool's bandwidth between the blocks' copies
-        t_pending_pool = in_l2 ? 1 : 0;
+    if (dir == CopyDir::UbToUb) {
+        // Each burst of a strided copy pays the size-dependent efficiency of its own length.
+        const double per_burst = double(bytes) / double(std::max<uint64_t>(bursts, 1));
+        return double(bytes) / (curve_gbps(curve, per_burst) * 1e3) * cfg.clock_mhz;
     }
-    const double us = double(bytes) / (gbps * 1e3);
-    return us * cfg.clock_mhz;
+    // A GM copy: the single-core curve at its whole size (below the curve's first size, the first size's time:
+    // start-up bound) is its time on its own; the plateau rate streams its bytes, and the rest is start-up
+    // latency, which other copies do not share and the next copy of the queue may overlap. A burst whose GM start
+    // is not 512-byte aligned moves its first gm_misalign_span_bytes at gm_align_512_factor of the rate, taking
+    // as much more of the bandwidth.
+    const uintptr_t first = reinterpret_cast<uintptr_t>(gm_addr);
+    const uint64_t n = std::max<uint64_t>(bursts, 1);
+    const uint64_t looked = std::min<uint64_t>(n, 512);
+    uint64_t misaligned = 0;
+    for (uint64_t i = 0; i < looked; ++i) misaligned += (first + i * gm_step) % 512 != 0;
+    const double burst = double(bytes) / double(n);
+    const double slow = std::min(burst, cfg.gm_misalign_span_bytes) * (1 / cfg.gm_align_512_factor - 1);
+    const double factor = burst / (burst + slow * double(misaligned) / double(looked));
+    BlockCtx& c = ctx();
+    const bool bypass = l2_bypassed(c, gm_addr);
+    const bool write = dir == CopyDir::UbToGm;
+    // L2 is write-back: a write lands in L2; a read hits it when the data is resident (--l2 warm), or when this
+    // block moved it through L2 recently enough for its share to hold it still.
+    const bool hit = !bypass && (g_l2_warm || l2_resident(c, first, n, bytes / n, gm_step)) && !write;
+    const bool in_l2 = !bypass && (hit || write);
+    const double speedup = hit ? cfg.l2_hit_speedup : 1.0;
+    const double first_bytes = curve.n ? curve.points[0] : 1.0;
+    const double alone_us = std::max(double(bytes), first_bytes) / (curve_gbps(curve, double(bytes)) * 1e3);
+    const double plateau = curve.n ? curve.points[2 * (curve.n - 1) + 1] : curve_gbps(curve, double(bytes));
+    const double alone = alone_us * cfg.clock_mhz / (factor * speedup);
+    const double stream = double(bytes) / (plateau * 1e3) * cfg.clock_mhz / (factor * speedup);
+    if (!bypass) c.graph.l2_bytes += double(bytes);
+    t_pending.gm_bytes = double(bytes) / factor;  // the replay shares the pool's bandwidth between the blocks' copies
+    t_pending.occupancy = std::max(stream, cfg.dma_issue_cycles);
+    t_pending.latency = std::max(0.0, alone - t_pending.occupancy);
+    t_pending.pool = in_l2 ? 1 : 0;
+    t_pending.l2_write = write && in_l2;
+    return t_pending.occupancy + t_pending.latency;
 }
 
 // ---- synchronisation -------------------------------------------------------------------------------------
@@ -822,7 +879,7 @@ void set_flag(int src, int dst, int event_id, const char* name) {
     f.pending = 1;
     f.snapshot = snapshot_of(c, src);
     f.time = c.t[src];
-    f.node = c.graph.last[src];
+    f.node = c.graph.done[src];
     f.site = c.site;
     c.t[int(Pipe::S)] += soc_config.flag_cycles;
     c.graph.add(int(Pipe::S), soc_config.flag_cycles, {c.graph.last[int(Pipe::S)]}, c.site);
@@ -849,17 +906,17 @@ void pipe_barrier(int pipe) {
     if (pipe >= 0) {
         c.barrier_seq[pipe] = c.seq[pipe];
         c.t[pipe] += soc_config.barrier_cycles;
-        g.add(pipe, soc_config.barrier_cycles, {g.last[pipe]}, c.site, false);
+        g.add(pipe, soc_config.barrier_cycles, {g.done[pipe]}, c.site, false);
         return;
     }
     const double all = now_cycles(c) + soc_config.barrier_cycles;
-    const int32_t node = g.add(int(Pipe::S), soc_config.barrier_cycles, {g.last[0], g.last[1], g.last[2], g.last[3]},
+    const int32_t node = g.add(int(Pipe::S), soc_config.barrier_cycles, {g.done[0], g.done[1], g.done[2], g.done[3]},
                                c.site, false);
     for (int p = 0; p < kPipes; ++p) {
         for (int q = 0; q < kPipes; ++q) c.vc[p][q] = c.seq[q];
         c.barrier_seq[p] = c.seq[p];
         c.t[p] = all;
-        g.last[p] = node;
+        g.last[p] = g.done[p] = node;
     }
 }
 
@@ -869,7 +926,7 @@ void queue_slot_event(uint64_t token, int from_pipe) {
     f.pending = 1;
     f.snapshot = snapshot_of(c, from_pipe);
     f.time = c.t[from_pipe];
-    f.node = c.graph.last[from_pipe];
+    f.node = c.graph.done[from_pipe];
 }
 
 void queue_slot_wait(uint64_t token, int to_pipe) {
@@ -922,7 +979,7 @@ void scalar_access(uint32_t ub_off, uint32_t bytes, Access access) {
                 charge_scalar_work(c);
                 c.vc[s][p] = c.seq[p];
                 c.t[s] = std::max(c.t[s], c.t[p]) + soc_config.flag_cycles;  // the flag pair bisheng inserts
-                c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.last[p]}, c.site, false);
+                c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.done[p]}, c.site, false);
             }
         }
     }
@@ -971,7 +1028,7 @@ void gm_scalar_access(const void* addr, uint64_t bytes, Access access, bool char
                 charge_scalar_work(c);
                 c.vc[s][w.pipe] = w.seq;
                 c.t[s] = std::max(c.t[s], c.t[w.pipe]) + soc_config.flag_cycles;  // the flag pair bisheng inserts
-                c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.last[w.pipe]}, c.site, false);
+                c.graph.add(s, soc_config.flag_cycles, {c.graph.last[s], c.graph.done[w.pipe]}, c.site, false);
             }
         }
     }
@@ -1139,11 +1196,11 @@ void sync_all() {
     lock.unlock();
     auto& g = c.graph;
     const int32_t node = g.add(int(Pipe::S), soc_config.sync_all_us * soc_config.clock_mhz,
-                               {g.last[0], g.last[1], g.last[2], g.last[3]}, c.site, false, 0, c.epoch);
+                               {g.done[0], g.done[1], g.done[2], g.done[3]}, c.site, false, 0, c.epoch);
     for (int p = 0; p < kPipes; ++p) {
         for (int q = 0; q < kPipes; ++q) c.vc[p][q] = c.seq[q];
         c.t[p] = release;
-        g.last[p] = node;
+        g.last[p] = g.done[p] = node;
     }
     ++c.epoch;
 }
@@ -1415,7 +1472,7 @@ void x_set(XKey key, int pipe) {
     } else {
         t = std::max(c.t[pipe], c.t[s]) + cost;
         c.t[pipe] = t;
-        node = g.add(pipe, cost, {g.last[pipe], g.last[s]}, c.site, false);
+        node = g.add(pipe, cost, {g.done[pipe], g.last[s]}, c.site, false);
     }
     std::vector<uint32_t> known = c.xknown.back();
     known[size_t(c.idx)] = c.xphase + 1;
@@ -1862,10 +1919,11 @@ void write_report(const Launch& L, const char* path, double task_us) {
     fprintf(f,
             "  \"assumptions\": [\"per block, in-order S/V/MTE2/MTE3 pipes; the scalar unit issues every call in "
             "program order; other pipes ordered only by queue events, flags, barriers and auto-sync\", \"per-copy "
-            "time from measured single-core bandwidth curves (size-dependent, clamped), 32- vs 512-byte GM alignment; "
-            "the copies in flight on the chip share its GM bandwidth at each moment (max-min fair)\", \"vector cost = "
-            "issue + repeats x cycles per 256-byte repeat, by instruction class and dtype; UB bank conflicts are in "
-            "the binary-op cost, not derived from addresses\", \"the kernel's own scalar code (its basic blocks, its "
+            "time from measured single-core bandwidth curves (size-dependent, clamped), 32- vs 512-byte GM alignment: "
+            "a start-up (the time beyond the curve's plateau rate) and the bytes, which share the chip's GM (or L2) "
+            "bandwidth with the copies in flight at each moment (max-min fair)\", \"vector cost = startup + "
+            "issue + repeats x cycles per 256-byte repeat, by instruction class and dtype, plus the UB bank "
+            "conflicts of the operands' addresses\", \"the kernel's own scalar code (its basic blocks, its "
             "loads and stores of UB and GM through pointers, GetValue/SetValue, memcpy) is charged to the S pipe "
             "from instrumentation counts, GM through a model of the scalar data cache\", \"%s\", \"head cost "
             "grows with the number of blocks; "
@@ -1873,8 +1931,9 @@ void write_report(const Launch& L, const char* path, double task_us) {
             g_l2_warm ? "GM data resident in L2 (--l2 warm): copies at the L2-hit single-core rate share L2 bandwidth, "
                         "except GM tensors whose SetL2CacheHint disables L2"
                       : "GM data cold in HBM (the default; --l2 warm models it resident in L2 when it fits); reads "
-                        "come from HBM, writes land in L2 (write-back) while each block's even share of L2 has room; "
-                        "SetL2CacheHint(CACHE_MODE_DISABLE) sends a tensor's writes to HBM");
+                        "come from HBM, writes land in L2 (write-back); a block moving more than its even share of "
+                        "L2 through it streams, and its writes are written back to HBM during the kernel; "
+                        "SetL2CacheHint(CACHE_MODE_DISABLE) keeps a tensor's reads and writes out of L2");
     fprintf(f, "  \"l2\": \"%s\",\n", g_l2_warm ? "warm" : "cold");
     fprintf(f, "  \"timing_only\": %s,\n", g_options.timing_only ? "true" : "false");
     fprintf(f, "  \"auto_sync\": %s,\n  \"warnings\": [", g_options.auto_sync ? "true" : "false");
@@ -2177,7 +2236,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     L.active_blocks = std::min(block_dim, cores);
     L.xknown.resize(size_t(block_dim));
     g_l2_warm = false;
-    g_l2_write_budget = soc_config.l2_bytes / uint64_t(L.active_blocks);
+    g_l2_share = soc_config.l2_bytes / uint64_t(L.active_blocks);
     {
         std::lock_guard<std::mutex> lock(g_gm_mu);
         g_launch_gm.clear();
@@ -2222,7 +2281,8 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
         for (size_t i = before; i < L.results.size(); ++i) graphs.push_back(&L.results[i].graph);
         const std::array<double, 2> pools{soc_config.gm_bandwidth_gbps * 1e3 / soc_config.clock_mhz,
                                           soc_config.l2_bandwidth_gbps * 1e3 / soc_config.clock_mhz};
-        std::vector<BlockTiming> timing = replay(graphs, pools, g_options.trace_path != nullptr);
+        const double port = soc_config.dma_port_gbps * 1e3 / soc_config.clock_mhz;
+        std::vector<BlockTiming> timing = replay(graphs, pools, port, double(g_l2_share), g_options.trace_path != nullptr);
         double wave = 0;
         for (size_t i = before; i < L.results.size(); ++i) {
             BlockResult& r = L.results[i];

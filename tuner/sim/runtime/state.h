@@ -46,8 +46,8 @@ struct FlagState {
 };
 
 // One step of a block's timing graph: it starts when all its predecessors have ended and lasts `cycles`.
-// A copy to or from GM (gm_bytes > 0) instead moves its bytes at up to gm_bytes / cycles per cycle, sharing
-// the chip's GM bandwidth with every other copy in flight. A SyncAll node (sync_epoch >= 0) ends `cycles`
+// A copy to or from GM (gm_bytes > 0) instead moves its bytes at up to gm_bytes / cycles per cycle, sharing its
+// pool's bandwidth with every other copy in flight (its start-up latency is a node of its own after it). A SyncAll node (sync_epoch >= 0) ends `cycles`
 // after the last block of the launch has reached its SyncAll of that epoch.
 struct TimingNode {
     double cycles = 0;
@@ -59,6 +59,7 @@ struct TimingNode {
     uint8_t pipe = 0;
     uint8_t pool = 0;  // whose bandwidth a GM copy shares: 0 HBM, 1 L2
     bool busy = true;  // the pipe works during it (a wait does not)
+    bool l2_write = false;  // a write landing in L2, written back to HBM during the kernel if its block streams
 };
 
 // The order a block's instructions must keep, recorded as it runs and replayed with the other blocks after
@@ -66,8 +67,10 @@ struct TimingNode {
 struct TimingGraph {
     std::vector<TimingNode> nodes;
     std::vector<uint32_t> preds;
-    std::array<int32_t, kPipes> last{-1, -1, -1, -1};
+    std::array<int32_t, kPipes> last{-1, -1, -1, -1};  // the pipe's last node: the next one of the pipe follows it
+    std::array<int32_t, kPipes> done{-1, -1, -1, -1};  // the node whose end completes all the pipe's work so far
     int64_t block = -1;  // the block it belongs to
+    double l2_bytes = 0;  // GM bytes its copies moved through L2 (reads not bypassing it, and writes)
     // Predecessors in other blocks' graphs: a cross-core wait (CrossCoreWaitFlag, IBWait, WaitPreBlock,
     // GroupBarrier::Wait) follows the set it waited for. Ignored when that block ran in an earlier wave.
     struct ExtPred {
@@ -97,7 +100,7 @@ struct TimingGraph {
         n.busy = busy;
         nodes.push_back(n);
         const int32_t id = int32_t(nodes.size() - 1);
-        last[pipe] = id;
+        last[pipe] = done[pipe] = id;
         return id;
     }
 };
@@ -184,7 +187,10 @@ struct BlockCtx {
     int epoch = 0;  // SyncAll barriers passed
     TimingGraph graph;
     std::vector<L2Hint> l2_hints;
-    uint64_t l2_absorbed = 0;  // GM bytes this block's writes have left in L2 (write-back)
+    // What this block's share of L2 holds: each 512-byte GM chunk it moved through L2, stamped with l2_clock (the
+    // bytes it had moved through L2 by then); a chunk is still there while fewer than its share have moved since.
+    std::unordered_map<uint64_t, uint64_t> l2_chunks;
+    uint64_t l2_clock = 0;
     ScalarWork scalar;
     DataCache dcache;
     bool aborted = false;
@@ -222,9 +228,12 @@ struct BlockTiming {
 
 // Replays the blocks of one wave together: each node starts when its predecessors end, and the GM copies in
 // flight share the bandwidth of their pool (bytes per cycle of HBM and of L2; max-min fair, each copy capped
-// by its own single-core rate).
+// by its own single-core rate and by an even share of its core's port, `port_bytes_per_cycle`, among the core's
+// copies in flight; 0: no port limit). A block that moved more than `l2_share_bytes` through L2 streams through
+// it: each of its writes to L2 is also written back to HBM during the kernel, in the background.
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
-                                const std::array<double, 2>& pool_bytes_per_cycle, bool with_trace);
+                                const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,
+                                double l2_share_bytes, bool with_trace);
 
 // A file the host side names for the program to write or read: a path, or "fd:N", a descriptor it handed over
 // (a sandboxed run opens nothing itself). An output is rewritten from its start. open_output_fd is

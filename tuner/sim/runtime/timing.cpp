@@ -12,10 +12,14 @@ namespace tuner_sim {
 
 namespace {
 
+constexpr uint32_t kWriteBack = UINT32_MAX;  // a Copy that is an L2 write-back, no node of any block
+
 struct Copy {
     uint32_t node;
-    double remaining;  // bytes
-    double cap;        // bytes per cycle on its own (the single-core curve)
+    double bytes;
+    double own_cap;    // bytes per cycle on its own (the single-core curve)
+    double cap = own_cap;  // and under its core's port's share
+    double remaining = bytes;
     double rate = 0;   // bytes per cycle now
 };
 
@@ -37,7 +41,8 @@ void share_bandwidth(std::vector<Copy>& copies, double total) {
 }  // namespace
 
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
-                                const std::array<double, 2>& pool_bytes_per_cycle, bool with_trace) {
+                                const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,
+                                double l2_share_bytes, bool with_trace) {
     // One index space over every block's nodes.
     std::vector<uint32_t> offset(graphs.size() + 1, 0);
     for (size_t b = 0; b < graphs.size(); ++b) offset[b + 1] = offset[b] + uint32_t(graphs[b]->nodes.size());
@@ -103,6 +108,7 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
     std::array<std::vector<Copy>, 2> pools;  // GM copies in flight, by the bandwidth they share
     bool reshare = false;
     double now = 0;
+    std::vector<double> on_port(graphs.size(), 0);
 
     std::function<void(uint32_t, double)> begin = [&](uint32_t id, double t) {
         start[id] = t;
@@ -121,6 +127,11 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
         }
     };
     auto finish = [&](uint32_t id) {
+        const TimingNode& n = *node[id];
+        if (n.l2_write && graphs[block_of[id]]->l2_bytes > l2_share_bytes) {
+            pools[0].push_back({kWriteBack, n.gm_bytes, INFINITY});
+            reshare = true;
+        }
         end[id] = now;
         for (uint32_t k = succ_start[id]; k < succ_start[id + 1]; ++k) {
             if (--waiting[succ[k]] == 0) begin(succ[k], now);
@@ -132,6 +143,20 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
     auto in_flight = [&] { return !pools[0].empty() || !pools[1].empty(); };
     while (!fixed.empty() || in_flight()) {
         if (reshare) {
+            // Each core's copies in flight, in either pool, split its port evenly.
+            if (port_bytes_per_cycle > 0) {
+                for (const auto& copies : pools) {
+                    for (const Copy& c : copies) {
+                        if (c.node != kWriteBack) ++on_port[block_of[c.node]];
+                    }
+                }
+                for (auto& copies : pools) {
+                    for (Copy& c : copies) {
+                        if (c.node != kWriteBack) c.cap = std::min(c.own_cap, port_bytes_per_cycle / on_port[block_of[c.node]]);
+                    }
+                }
+                std::fill(on_port.begin(), on_port.end(), 0);
+            }
             for (int p = 0; p < 2; ++p) share_bandwidth(pools[p], pool_bytes_per_cycle[p]);
             reshare = false;
         }
@@ -150,12 +175,12 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
         }
         for (auto& copies : pools) {
             for (size_t i = 0; i < copies.size();) {
-                if (copies[i].remaining <= 1e-9 * node[copies[i].node]->gm_bytes) {
-                    const uint32_t id = copies[i].node;
+                const uint32_t id = copies[i].node;
+                if (copies[i].remaining <= 1e-9 * copies[i].bytes) {
                     copies[i] = copies.back();
                     copies.pop_back();
                     reshare = true;
-                    finish(id);
+                    if (id != kWriteBack) finish(id);
                 } else {
                     ++i;
                 }
@@ -163,15 +188,28 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
         }
     }
 
+    // A pipe is busy while any of its nodes is (a copy's start-up latency may overlap the next copy's bytes).
     std::vector<BlockTiming> out(graphs.size());
+    std::vector<std::array<std::vector<std::pair<double, double>>, kPipes>> spans(graphs.size());
     for (uint32_t id = 0; id < total; ++id) {
         if (end[id] < 0) continue;  // never ran: its block stopped at a fault
         BlockTiming& r = out[block_of[id]];
         const TimingNode& n = *node[id];
         r.time_cycles = std::max(r.time_cycles, end[id]);
         if (n.busy && end[id] > start[id]) {
-            r.busy[n.pipe] += end[id] - start[id];
+            spans[block_of[id]][n.pipe].push_back({start[id], end[id]});
             if (with_trace) r.trace.push_back({n.pipe, start[id], end[id], n.site});
+        }
+    }
+    for (size_t b = 0; b < graphs.size(); ++b) {
+        for (int p = 0; p < kPipes; ++p) {
+            auto& s = spans[b][p];
+            std::sort(s.begin(), s.end());
+            double covered = -INFINITY;
+            for (const auto& [lo, hi] : s) {
+                if (hi > covered) out[b].busy[p] += hi - std::max(lo, covered);
+                covered = std::max(covered, hi);
+            }
         }
     }
     return out;

@@ -90,6 +90,15 @@ __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>
 }
 template <typename T>
 TUNER_SIM_UNCHARGED
+__aicore__ inline void DataCopy(const LocalTensor<T>&, const GlobalTensor<T>&, const Nd2NzParams&,
+                                tuner_sim::Loc loc = tuner_sim::Loc::here()) {
+    tuner_sim::api_begin("DataCopy", loc);
+    tuner_sim::fault(tuner_sim::FaultClass::Unsupported,
+                     "DataCopy(Nd2NzParams): a GM to L1 ND-to-NZ copy feeds the cube core, which the simulator does "
+                     "not model (it runs the vector core)");
+}
+template <typename T>
+TUNER_SIM_UNCHARGED
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                                 const DataCopyParams& params, tuner_sim::Loc loc = tuner_sim::Loc::here()) {
     tuner_sim::api_begin("DataCopy", loc);

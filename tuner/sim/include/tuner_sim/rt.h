@@ -88,7 +88,7 @@ void check_ub_aligned(uint32_t off, const char* operand);
 // ---- costs ------------------------------------------------------------------------------------------
 double vec_cycles(InstrClass cls, ElemType t, uint64_t repeats);
 enum class CopyDir : uint8_t { GmToUb, UbToGm, UbToUb };
-double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_addr);
+double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_addr, uint64_t gm_step);
 double mask_cycles();
 
 // ---- synchronisation --------------------------------------------------------------------------------
@@ -227,6 +227,9 @@ struct SocConfig {
     double head_us_base, head_us_per_block;
     double scalar_cycles_per_api_call, mask_setup_cycles, get_value_cycles, set_value_cycles;
     double flag_cycles, barrier_cycles, sync_all_us, gm_align_512_factor, l2_hit_speedup;
+    double dma_issue_cycles;  // the least a GM copy holds its queue (runtime.cpp copy_cycles)
+    double dma_port_gbps;     // what one core's GM copies move together (timing.cpp); 0: no limit
+    double gm_misalign_span_bytes;  // how much of a burst off 512-byte alignment is slowed
     // UB banks (ops.cpp bank_conflict_cycles): lines of ub_bank_line_bytes rotate over ub_bank_groups groups, each
     // bank ub_bank_rows lines deep; ub_bank_groups 0: conflicts not modelled.
     double ub_bank_line_bytes, ub_bank_groups, ub_bank_rows, bank_read_conflict_cycles, bank_read_write_conflict_cycles;

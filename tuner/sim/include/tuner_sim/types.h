@@ -83,6 +83,27 @@ struct DataCopyParams {
     };
 };
 
+// GM (ND) to L1 (NZ) copies feed the cube core; the simulator models the vector core, so a kernel using them
+// compiles and a copy faults as unsupported (copy.h).
+struct Nd2NzParams {
+    Nd2NzParams() = default;
+    TUNER_SIM_UNCHARGED
+    Nd2NzParams(const uint16_t ndNumIn, const uint16_t nValueIn, const uint16_t dValueIn,
+                const uint16_t srcNdMatrixStrideIn, const uint16_t srcDValueIn, const uint16_t dstNzC0StrideIn,
+                const uint16_t dstNzNStrideIn, const uint16_t dstNzMatrixStrideIn)
+        : ndNum(ndNumIn), nValue(nValueIn), dValue(dValueIn), srcNdMatrixStride(srcNdMatrixStrideIn),
+          srcDValue(srcDValueIn), dstNzC0Stride(dstNzC0StrideIn), dstNzNStride(dstNzNStrideIn),
+          dstNzMatrixStride(dstNzMatrixStrideIn) {}
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcDValue = 0;
+    uint16_t dstNzC0Stride = 0;
+    uint16_t dstNzNStride = 0;
+    uint16_t dstNzMatrixStride = 0;
+};
+
 struct DataCopyExtParams {
     DataCopyExtParams() = default;
     TUNER_SIM_UNCHARGED
