@@ -55,22 +55,28 @@ def test_writes_land_in_l2_while_it_has_room_and_reads_alone_load_hbm():
     assert any("write-back" in a for a in cached.report["assumptions"])
 
 
-def test_writes_beyond_l2_go_to_hbm():
-    # Ascend310P3: 16 MiB of L2 over 8 blocks; 12 MiB written fits, 48 MiB does not.
-    fits, spills = 12 * 1024 * 1024 // 4, 48 * 1024 * 1024 // 4
+def test_a_block_streaming_more_than_its_share_of_l2_writes_back_during_the_kernel():
+    # Ascend310P3: 16 MiB of L2 over 8 blocks, 2 MiB each. 6 MiB read and 6 MiB written move 1.5 MiB a block
+    # through L2: the writes stay there. 48 MiB each way streams, and every written byte crosses HBM during the
+    # kernel, as it does when both tensors bypass L2 (Huawei's Add case 4 against case 5).
+    fits, streams = 6 * 1024 * 1024 // 4, 48 * 1024 * 1024 // 4
+
     def per_byte(elements: int, defines=()) -> float:
         result = run(8, elements // 8, elements // 8, soc="Ascend310P3", defines=defines)
         return max(b["aiv_time_us"] for b in result.report["blocks"]) / elements
 
-    absorbed, spilled, bypassed = per_byte(fits), per_byte(spills), per_byte(spills, ("BYPASS_L2",))
-    assert 1.1 * absorbed < spilled < bypassed / 1.1
+    absorbed, streamed, bypassed = per_byte(fits), per_byte(streams), per_byte(streams, ("BYPASS_L2",))
+    assert 1.1 * absorbed < streamed
+    assert streamed == pytest.approx(bypassed, rel=0.1)
 
 
 def test_warm_l2_is_faster_than_cold_when_the_data_fits():
     cold = run(48, 16 * TILE, 16 * TILE)
     warm = run(48, 16 * TILE, 16 * TILE, l2="warm")
     assert cold.report["l2"] == "cold" and warm.report["l2"] == "warm"
-    assert warm.task_duration_us < 0.7 * cold.task_duration_us
+    # The reads hit L2 at twice the cold rate; each core's port, which its reads and writes share, keeps the gain
+    # below that.
+    assert warm.task_duration_us < 0.9 * cold.task_duration_us
     assert any("L2" in a for a in warm.report["assumptions"])
 
 

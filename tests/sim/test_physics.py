@@ -92,22 +92,25 @@ def test_more_blocks_saturate_at_gm_bandwidth() -> None:
     assert 0.5 * gm_gbps < achieved_gbps <= gm_gbps * (1 + 1e-3), (achieved_gbps, gm_gbps)  # 1e-3: report rounding
 
 
-def test_small_copies_are_overhead_bound() -> None:
-    """A 1 KB DataCopy is mostly startup (< 20% of the plateau rate); a 64 KB one streams (> 70%).
+def test_small_copies_are_overhead_bound_and_overlap_their_start_ups() -> None:
+    """A 1 KB DataCopy on its own is mostly start-up (< 20% of the plateau rate); a 64 KB one streams (> 70%); 16
+    back-to-back 1 KB copies overlap their start-ups (asc-devkit's data_copy README: 128-byte copies stream at one
+    per 20 cycles), so they move several times the lone copy's rate.
 
-    Rates are end to end: 16 back-to-back copies minus an empty launch, so issue and startup both count; the
-    plateau is the rate of 128 KB copies, the largest one UB holds.
+    Rates are end to end, minus an empty launch, so issue and start-up both count; the plateau is the rate of
+    16 copies of 128 KB, the largest one UB holds.
     """
-    copies = 16
     empty = ok(run_copies("gm_to_ub", KB, copies=0, soc=SOC)).task_duration_us
 
-    def gbps(nbytes: int) -> float:
+    def gbps(nbytes: int, copies: int) -> float:
         return copies * nbytes / ((ok(run_copies("gm_to_ub", nbytes, copies=copies, soc=SOC)).task_duration_us
                                    - empty) * 1e3)
 
-    plateau = gbps(128 * KB)
-    assert gbps(KB) < 0.2 * plateau, (gbps(KB), plateau)
-    assert gbps(64 * KB) > 0.7 * plateau, (gbps(64 * KB), plateau)
+    plateau = gbps(128 * KB, 16)
+    alone = gbps(KB, 1)
+    assert alone < 0.2 * plateau, (alone, plateau)
+    assert gbps(KB, 16) > 3 * alone, (gbps(KB, 16), alone)
+    assert gbps(64 * KB, 16) > 0.7 * plateau, (gbps(64 * KB, 16), plateau)
 
 
 def test_fp16_exp_costs_twice_fp32_per_byte() -> None:
@@ -123,8 +126,9 @@ def test_fp16_exp_costs_twice_fp32_per_byte() -> None:
 
 
 def test_validation_table_is_within_its_band_and_the_docs_show_the_current_model() -> None:
-    """The generated table (docs/model_validation.md) passes, and is what the current model gives (bar the
-    simulator-version hash, which also covers the host compiler)."""
+    """The generated table (docs/model_validation.md, up to the best-practice section benchmarks/model_cases.py
+    writes) passes, and is what the current model gives (bar the simulator-version hash, which also covers the host
+    compiler)."""
     soc = "Ascend910B1"
     copies = {direction: validate.copy_points(direction, soc) for direction in ("gm_to_ub", "ub_to_gm")}
     instructions = validate.instruction_points(soc)
@@ -132,5 +136,6 @@ def test_validation_table_is_within_its_band_and_the_docs_show_the_current_model
     command = f"python -m tuner.sim.validate docs/model_validation.md --soc {soc}"
     fresh = validate.report_markdown(soc, copies, instructions, command)
     committed = (Path(__file__).resolve().parents[2] / "docs" / "model_validation.md").read_text()
+    committed = committed.split(validate.CASES_BEGIN)[0].rstrip("\n")  # the best-practice section is another's
     version = re.compile(r"simulator version `[0-9a-f]+`")
-    assert version.sub("", committed) == version.sub("", fresh), f"regenerate it: {command}"
+    assert version.sub("", committed) == version.sub("", fresh.rstrip("\n")), f"regenerate it: {command}"

@@ -293,11 +293,13 @@ bool has_sel(VecKind k) { return k == VecKind::Select || k == VecKind::SelectSca
 // UB bank conflicts of a vector instruction (asc-devkit bank_conflict_ub README, A2/A3): UB is 16 bank groups of
 // 3 banks, 32-byte lines rotating over the groups (address bits [8:5] the group, [17:16] the bank within it).
 // Each repeat reads its sources' 32-byte blocks in one beat: distinct blocks in one bank group take a beat each
-// (the same block read twice is read once). A repeat's block k written to a bank that the repeat reads for
-// another block stalls it (block k read and written in one bank is the README's "hardware optimization").
-// Returns the cycles these add to the instruction.
+// (the same block read twice is read once), and a repeat takes at least its beats (`per_repeat`, the class's
+// cycles, hides the extra ones of an instruction slower than its reads). A repeat's block k written to a bank
+// that the repeat reads for another block stalls it (block k read and written in one bank is the README's
+// "hardware optimization"). Returns the cycles these add to the instruction.
 namespace {
-double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, uint32_t es_src, uint32_t es_dst) {
+double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, uint32_t es_src, uint32_t es_dst,
+                            double per_repeat) {
     const auto& cfg = soc_config;
     if (cfg.ub_bank_groups <= 0 || repeats == 0) return 0;
     const uint32_t line = uint32_t(cfg.ub_bank_line_bytes), groups = uint32_t(cfg.ub_bank_groups);
@@ -331,7 +333,7 @@ double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, 
         std::array<int, 64> load{};
         int most = 0;
         for (int i = 0; i < n; ++i) most = std::max(most, ++load[group(read[i])]);
-        extra += double(std::max(most - 1, 0)) * cfg.bank_read_conflict_cycles;
+        extra += std::max(0.0, double(most) * cfg.bank_read_conflict_cycles - per_repeat);
         bool clash = false;
         for (uint32_t k = 0; writes && k < blocks_of(es_dst) && !clash; ++k) {
             const uint32_t w = bank(block(d.dst, es_dst, r, k));
@@ -383,7 +385,8 @@ void vec_run(const VecDesc& d, int ext) {
         if (ext == int(VecExtOp::Axpy)) add(d.dst, effective * es_dst, Access::Read, "dst");
         const uint64_t repeats = (effective * wide + 255) / 256;
         pipe_op(Pipe::V, vec_cycles(cls, cost_type, repeats) + mask_cycles() +
-                             bank_conflict_cycles(d, uint32_t(std::min<uint64_t>(repeats, UINT32_MAX)), lanes, es_src, es_dst),
+                             bank_conflict_cycles(d, uint32_t(std::min<uint64_t>(repeats, UINT32_MAX)), lanes, es_src, es_dst,
+                                                  vec_cycles(cls, cost_type, 1) - vec_cycles(cls, cost_type, 0)),
                 spans.data(), int(spans.size()), nullptr, 0);
         if (launch_options().timing_only) return;
         uint8_t* ub = c.ub.data();
@@ -401,7 +404,8 @@ void vec_run(const VecDesc& d, int ext) {
     if (has_sel(d.kind)) add(d.sel, (uint64_t(R) * lanes + 7) / 8, Access::Read, "selMask");
     if (ext == int(VecExtOp::Axpy)) add(d.dst, masked_extent(d.dst, es_dst, plan, lanes), Access::Read, "dst");
     pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()) +
-                         bank_conflict_cycles(d, R, lanes, es_src, es_dst),
+                         bank_conflict_cycles(d, R, lanes, es_src, es_dst,
+                                              vec_cycles(cls, cost_type, 1) - vec_cycles(cls, cost_type, 0)),
             spans.data(), int(spans.size()), nullptr, 0);
     if (launch_options().timing_only) return;
 

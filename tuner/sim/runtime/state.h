@@ -228,8 +228,8 @@ struct BlockTiming {
 
 // Replays the blocks of one wave together: each node starts when its predecessors end, and the GM copies in
 // flight share the bandwidth of their pool (bytes per cycle of HBM and of L2; max-min fair, each copy capped
-// by its own single-core rate and by an even share of its core's port, `port_bytes_per_cycle`, among the core's
-// copies in flight; 0: no port limit). A block that moved more than `l2_share_bytes` through L2 streams through
+// by its own single-core rate and, when its core has several in flight, by an even share of the core's port,
+// `port_bytes_per_cycle`; 0: no port limit). A block that moved more than `l2_share_bytes` through L2 streams through
 // it: each of its writes to L2 is also written back to HBM during the kernel, in the background.
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                                 const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,

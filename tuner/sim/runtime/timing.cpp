@@ -143,7 +143,7 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
     auto in_flight = [&] { return !pools[0].empty() || !pools[1].empty(); };
     while (!fixed.empty() || in_flight()) {
         if (reshare) {
-            // Each core's copies in flight, in either pool, split its port evenly.
+            // A core's copies in flight together, in either pool, split its port evenly; one alone keeps its own rate.
             if (port_bytes_per_cycle > 0) {
                 for (const auto& copies : pools) {
                     for (const Copy& c : copies) {
@@ -152,7 +152,9 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                 }
                 for (auto& copies : pools) {
                     for (Copy& c : copies) {
-                        if (c.node != kWriteBack) c.cap = std::min(c.own_cap, port_bytes_per_cycle / on_port[block_of[c.node]]);
+                        if (c.node == kWriteBack) continue;
+                        const double n = on_port[block_of[c.node]];
+                        c.cap = n > 1 ? std::min(c.own_cap, port_bytes_per_cycle / n) : c.own_cap;
                     }
                 }
                 std::fill(on_port.begin(), on_port.end(), 0);
