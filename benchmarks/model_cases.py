@@ -2,7 +2,7 @@
 each case runs unchanged through the simulator (as benchmarks/asc_samples.py runs an example, with the case's
 CMake values), and its modelled times are set beside the measured ones (tuner/data/best_practices.yaml).
 
-    python benchmarks/model_cases.py [--repo ASC_DEVKIT_GIT_DIR] [--only SUBSTR] [--report docs/model_validation.md]
+    python benchmarks/model_cases.py [--repo GIT_DIR] [--only SUBSTR] [--slow] [--report docs/model_validation.md]
 
 Per case: Task Duration and the per-core pipe times (aiv_vec/scalar/mte2/mte3_time, the mean over blocks of the
 simulator's per-block times), or the cycles the program itself prints (GetSystemCycle ticks). Per group: the
@@ -67,13 +67,17 @@ def simulated_figures(reports: list[dict], output: str, printed: str | None) -> 
     return figures
 
 
-def run_cases(repo: Path, only: list[str]) -> list[Case]:
+def run_cases(repo: Path, only: list[str], slow: bool) -> list[Case]:
     data = yaml.safe_load(DATA.read_text())
     cases = []
     for group, spec in data["groups"].items():
         for entry in spec["cases"]:
             case = Case(group, entry["name"], entry["measured"])
             if only and not any(o in f"{group} {case.name}" for o in only):
+                continue
+            if entry.get("slow") and not slow:
+                case.status = "not run: most of an hour on this machine (--slow runs it)"
+                cases.append(case)
                 continue
             with tempfile.TemporaryDirectory(prefix="model-case-") as tmp:
                 row = run_example(repo, spec["example"], Path(tmp), {k: str(v) for k, v in entry["cmake"].items()},
@@ -174,11 +178,12 @@ def main() -> int:
     parser.add_argument("--repo", type=Path, default=DEFAULT_REPO, help="asc-devkit git directory")
     parser.add_argument("--only", action="append", default=[], help="run cases whose group or name contains this")
     parser.add_argument("--report", type=Path, help="write the markdown table here")
+    parser.add_argument("--slow", action="store_true", help="also run the cases marked slow (the scalar Add loop)")
     args = parser.parse_args()
     if not (args.repo / "HEAD").exists():
         print(f"error: no asc-devkit git directory at {args.repo} (fetch cann/asc-devkit, or --repo)")
         return 2
-    cases = run_cases(args.repo, args.only)
+    cases = run_cases(args.repo, args.only, args.slow)
     soc = yaml.safe_load(DATA.read_text())["soc"]
     text, failed = markdown(cases, git(args.repo, "rev-parse", "HEAD").decode().strip(), soc)
     if args.report:
