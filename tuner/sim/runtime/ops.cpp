@@ -1,6 +1,8 @@
 // Data movement and vector instructions: each resolves its descriptor into UB/GM byte spans (checked and
 // recorded by pipe_op), charges the cost model, then computes with the numerics library.
 #include <algorithm>
+#include <array>
+#include <unordered_map>
 #include <cstring>
 #include <vector>
 
@@ -298,10 +300,35 @@ bool has_sel(VecKind k) { return k == VecKind::Select || k == VecKind::SelectSca
 // that the repeat reads for another block stalls it (block k read and written in one bank is the README's
 // "hardware optimization"). Returns the cycles these add to the instruction.
 namespace {
+struct BankKey {
+    std::array<uint64_t, 8> w;
+    bool operator==(const BankKey& o) const { return w == o.w; }
+};
+struct BankKeyHash {
+    size_t operator()(const BankKey& k) const {
+        uint64_t h = 1469598103934665603ull;
+        for (uint64_t v : k.w) h = (h ^ v) * 1099511628211ull;
+        return size_t(h);
+    }
+};
+
 double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, uint32_t es_src, uint32_t es_dst,
                             double per_repeat) {
     const auto& cfg = soc_config;
     if (cfg.ub_bank_groups <= 0 || repeats == 0) return 0;
+    // Up to 64 repeats are looked at; a longer instruction repeats their pattern. The pattern depends only on the
+    // operands' offsets and strides and the instruction's shape, which a kernel's loop repeats: kept per thread.
+    const uint32_t looked = std::min<uint32_t>(repeats, 64);
+    auto pack = [](uint32_t a, uint32_t b) { return uint64_t(a) << 32 | b; };
+    uint64_t per_bits;
+    std::memcpy(&per_bits, &per_repeat, sizeof per_bits);
+    const BankKey key{{pack(d.src0.off, d.src1.off), pack(d.dst.off, looked),
+                       pack(d.src0.blk_stride, d.src0.rep_stride), pack(d.src1.blk_stride, d.src1.rep_stride),
+                       pack(d.dst.blk_stride, d.dst.rep_stride), pack(lanes, es_src << 8 | es_dst),
+                       uint64_t(d.count_form) | uint64_t(d.kind) << 8, per_bits}};
+    thread_local std::unordered_map<BankKey, double, BankKeyHash> memo;
+    if (auto it = memo.find(key); it != memo.end()) return it->second * double(repeats) / double(looked);
+    if (memo.size() > (1u << 16)) memo.clear();
     const uint32_t line = uint32_t(cfg.ub_bank_line_bytes), groups = uint32_t(cfg.ub_bank_groups);
     const uint32_t bank_span = line * groups * uint32_t(cfg.ub_bank_rows);
     auto group = [&](uint32_t a) { return (a / line) % groups; };
@@ -313,8 +340,6 @@ double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, 
         return o.off + (r * o.rep_stride + k * o.blk_stride) * 32;
     };
     const bool writes = !bit_dst(d.kind);
-    // Up to 64 repeats are looked at; a longer instruction repeats their pattern.
-    const uint32_t looked = std::min<uint32_t>(repeats, 64);
     double extra = 0;
     for (uint32_t r = 0; r < looked; ++r) {
         std::array<uint32_t, 16> read{}, read_block{};
@@ -341,6 +366,7 @@ double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, 
         }
         if (clash) extra += cfg.bank_read_write_conflict_cycles;
     }
+    memo.emplace(key, extra);
     return extra * double(repeats) / double(looked);
 }
 }  // namespace
