@@ -166,8 +166,8 @@ def run_example(repo: Path, name: str, work: Path, overrides: dict[str, str] | N
                 in_scope_only: bool = True) -> Row:
     """Run the example `name` (a path under EXAMPLES) in `work` as its README does; `overrides` are CMake cache
     values set after the README's own -D values (a best-practice case's SCENARIO_NUM), and its shell variables of the
-    same name. With `in_scope_only`, an
-    example outside the vector core's memory-based API (EXCLUDED, CUBE_CODE) is not run."""
+    same name. With `in_scope_only`, an example outside the vector core's memory-based API (EXCLUDED, CUBE_CODE) is
+    not run."""
     path = f"{EXAMPLES}/{name}"
     start = time.perf_counter()
     extract(repo, path, work)

@@ -2,8 +2,8 @@
 // recorded by pipe_op), charges the cost model, then computes with the numerics library.
 #include <algorithm>
 #include <array>
-#include <unordered_map>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "../include/tuner_sim/int4.h"
@@ -295,8 +295,8 @@ bool has_sel(VecKind k) { return k == VecKind::Select || k == VecKind::SelectSca
 // UB bank conflicts of a vector instruction (asc-devkit bank_conflict_ub README, A2/A3): UB is 16 bank groups of
 // 3 banks, 32-byte lines rotating over the groups (address bits [8:5] the group, [17:16] the bank within it).
 // Each repeat reads its sources' 32-byte blocks in one beat: distinct blocks in one bank group take a beat each
-// (the same block read twice is read once), and a repeat takes at least its beats (`per_repeat`, the class's
-// cycles, hides the extra ones of an instruction slower than its reads). A repeat's block k written to a bank
+// (the same block read twice is read once), and a repeat takes at least its beats (the cost table's cycles per
+// repeat of `cls` hide the extra ones of an instruction slower than its reads). A repeat's block k written to a bank
 // that the repeat reads for another block stalls it (block k read and written in one bank is the README's
 // "hardware optimization"). Returns the cycles these add to the instruction.
 namespace {
@@ -312,10 +312,11 @@ struct BankKeyHash {
     }
 };
 
-double bank_conflict_cycles(const VecDesc& d, uint32_t repeats, uint32_t lanes, uint32_t es_src, uint32_t es_dst,
-                            double per_repeat) {
+double bank_conflict_cycles(const VecDesc& d, InstrClass cls, ElemType cost_type, uint32_t repeats, uint32_t lanes,
+                            uint32_t es_src, uint32_t es_dst) {
     const auto& cfg = soc_config;
     if (cfg.ub_bank_groups <= 0 || repeats == 0) return 0;
+    const double per_repeat = vec_cycles(cls, cost_type, 1) - vec_cycles(cls, cost_type, 0);
     // Up to 64 repeats are looked at; a longer instruction repeats their pattern. The pattern depends only on the
     // operands' offsets and strides and the instruction's shape, which a kernel's loop repeats: kept per thread.
     const uint32_t looked = std::min<uint32_t>(repeats, 64);
@@ -411,8 +412,8 @@ void vec_run(const VecDesc& d, int ext) {
         if (ext == int(VecExtOp::Axpy)) add(d.dst, effective * es_dst, Access::Read, "dst");
         const uint64_t repeats = (effective * wide + 255) / 256;
         pipe_op(Pipe::V, vec_cycles(cls, cost_type, repeats) + mask_cycles() +
-                             bank_conflict_cycles(d, uint32_t(std::min<uint64_t>(repeats, UINT32_MAX)), lanes, es_src, es_dst,
-                                                  vec_cycles(cls, cost_type, 1) - vec_cycles(cls, cost_type, 0)),
+                             bank_conflict_cycles(d, cls, cost_type, uint32_t(std::min<uint64_t>(repeats, UINT32_MAX)),
+                                                  lanes, es_src, es_dst),
                 spans.data(), int(spans.size()), nullptr, 0);
         if (launch_options().timing_only) return;
         uint8_t* ub = c.ub.data();
@@ -430,8 +431,7 @@ void vec_run(const VecDesc& d, int ext) {
     if (has_sel(d.kind)) add(d.sel, (uint64_t(R) * lanes + 7) / 8, Access::Read, "selMask");
     if (ext == int(VecExtOp::Axpy)) add(d.dst, masked_extent(d.dst, es_dst, plan, lanes), Access::Read, "dst");
     pipe_op(Pipe::V, vec_cycles(cls, cost_type, R) + (d.use_mask_register ? 0 : mask_cycles()) +
-                         bank_conflict_cycles(d, R, lanes, es_src, es_dst,
-                                              vec_cycles(cls, cost_type, 1) - vec_cycles(cls, cost_type, 0)),
+                         bank_conflict_cycles(d, cls, cost_type, R, lanes, es_src, es_dst),
             spans.data(), int(spans.size()), nullptr, 0);
     if (launch_options().timing_only) return;
 

@@ -783,23 +783,24 @@ bool l2_bypassed(const BlockCtx& c, const void* addr) {
 
 // Whether a copy's bursts find most of their GM bytes in the block's share of L2 (a least-recently-used cache of
 // its own traffic, in 128-byte lines: asc-devkit's data_copy README shows no gain for 128-byte reads whose
-// neighbours in the same 512 bytes were read just before); the bytes are then in it, as most recently used.
+// neighbours in the same 512 bytes were read just before); the bytes are then in it, as most recently used. The
+// clock is the bytes the block has moved through L2 before this copy (TimingGraph::l2_bytes).
 constexpr uint64_t kL2Chunk = 128;
 bool l2_resident(BlockCtx& c, uintptr_t first, uint64_t bursts, uint64_t burst_bytes, uint64_t step) {
+    const uint64_t clock = uint64_t(c.graph.l2_bytes);
     uint64_t hits = 0, chunks = 0;
     for (uint64_t i = 0; i < bursts; ++i) {
         const uintptr_t lo = first + i * step;
         for (uint64_t k = lo / kL2Chunk; k <= (lo + burst_bytes - 1) / kL2Chunk; ++k) {
-            auto [it, fresh] = c.l2_chunks.try_emplace(k, c.l2_clock);
-            hits += !fresh && c.l2_clock - it->second <= g_l2_share;
-            it->second = c.l2_clock;
+            auto [it, fresh] = c.l2_chunks.try_emplace(k, clock);
+            hits += !fresh && clock - it->second <= g_l2_share;
+            it->second = clock;
             ++chunks;
         }
     }
-    c.l2_clock += bursts * burst_bytes;
     if (c.l2_chunks.size() > 4 * (g_l2_share / kL2Chunk + 1)) {
         for (auto it = c.l2_chunks.begin(); it != c.l2_chunks.end();) {
-            it = c.l2_clock - it->second > g_l2_share ? c.l2_chunks.erase(it) : std::next(it);
+            it = clock - it->second > g_l2_share ? c.l2_chunks.erase(it) : std::next(it);
         }
     }
     return 2 * hits > chunks;
@@ -850,7 +851,7 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     const double speedup = hit ? cfg.l2_hit_speedup : 1.0;
     const double first_bytes = curve.n ? curve.points[0] : 1.0;
     const double alone_us = std::max(double(bytes), first_bytes) / (curve_gbps(curve, double(bytes)) * 1e3);
-    const double plateau = curve.n ? curve.points[2 * (curve.n - 1) + 1] : curve_gbps(curve, double(bytes));
+    const double plateau = curve_gbps(curve, INFINITY);  // the curve clamps at its largest size
     const double alone = alone_us * cfg.clock_mhz / (factor * speedup);
     const double stream = double(bytes) / (plateau * 1e3) * cfg.clock_mhz / (factor * speedup);
     if (!bypass) c.graph.l2_bytes += double(bytes);

@@ -47,8 +47,8 @@ struct FlagState {
 
 // One step of a block's timing graph: it starts when all its predecessors have ended and lasts `cycles`.
 // A copy to or from GM (gm_bytes > 0) instead moves its bytes at up to gm_bytes / cycles per cycle, sharing its
-// pool's bandwidth with every other copy in flight (its start-up latency is a node of its own after it). A SyncAll node (sync_epoch >= 0) ends `cycles`
-// after the last block of the launch has reached its SyncAll of that epoch.
+// pool's bandwidth with every other copy in flight (its start-up latency is a node of its own after it). A SyncAll
+// node (sync_epoch >= 0) ends `cycles` after the last block of the launch has reached its SyncAll of that epoch.
 struct TimingNode {
     double cycles = 0;
     double gm_bytes = 0;
@@ -187,10 +187,9 @@ struct BlockCtx {
     int epoch = 0;  // SyncAll barriers passed
     TimingGraph graph;
     std::vector<L2Hint> l2_hints;
-    // What this block's share of L2 holds: each 512-byte GM chunk it moved through L2, stamped with l2_clock (the
-    // bytes it had moved through L2 by then); a chunk is still there while fewer than its share have moved since.
+    // What this block's share of L2 holds: each 128-byte GM line it moved through L2, stamped with graph.l2_bytes
+    // at the time; a line is still there while fewer than its share have moved through L2 since.
     std::unordered_map<uint64_t, uint64_t> l2_chunks;
-    uint64_t l2_clock = 0;
     ScalarWork scalar;
     DataCache dcache;
     bool aborted = false;
@@ -229,8 +228,8 @@ struct BlockTiming {
 // Replays the blocks of one wave together: each node starts when its predecessors end, and the GM copies in
 // flight share the bandwidth of their pool (bytes per cycle of HBM and of L2; max-min fair, each copy capped
 // by its own single-core rate and, when its core has several in flight, by an even share of the core's port,
-// `port_bytes_per_cycle`; 0: no port limit). A block that moved more than `l2_share_bytes` through L2 streams through
-// it: each of its writes to L2 is also written back to HBM during the kernel, in the background.
+// `port_bytes_per_cycle`; 0: no port limit). A block that moved more than `l2_share_bytes` through L2 streams
+// through it: each of its writes to L2 is also written back to HBM during the kernel, in the background.
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                                 const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,
                                 double l2_share_bytes, bool with_trace);
