@@ -349,10 +349,31 @@ def _print_run(summary, as_json: bool) -> None:
         console.print(top_table(summary))
 
 
+def _print_shape_set(result, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({**result.table.to_json(), "path": str(result.path),
+                               "weighted_speedup": result.weighted_speedup}))
+        return
+    from rich.console import Console
+
+    from tuner.console import shape_set_table
+
+    Console().print(shape_set_table(result))
+    click.echo(f"wrote {result.path}")
+
+
+EXPORT_FORMATS = ("kernel-launch", "cann-op", "torch")
+
+
 @main.command()
 @click.argument("op")
 @click.option("--shape", default="4096x4096", show_default=True,
               help="Input shape, e.g. 4096x4096 (a task file's shapes are its own).")
+@click.option("--shapes", "shapes_text",
+              help="Tune several shapes in one go (e.g. 1x4096,7x4096,128x4096) into a dispatch table that serves "
+                   "every shape between them (runs/<set>/dispatch.json).")
+@click.option("--shapes-from", "shapes_file", type=click.Path(path_type=Path),
+              help="Like --shapes, one shape a line, each optionally followed by its weight (how often it is seen).")
 @click.option("--dtype", default="float16", show_default=True,
               help="float16, float32 or bfloat16 (a task file's dtypes are its own).")
 @click.option("--inputs", "task_inputs",
@@ -396,7 +417,8 @@ def _print_run(summary, as_json: bool) -> None:
               help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
 @click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
 @click.option("--no-rewrites", is_flag=True, help="Search the packaged templates' knobs only: no LLM, no rules.")
-def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str | None, backend: str, workers: int,
+def optimize(op: str, shape: str, shapes_text: str | None, shapes_file: Path | None, dtype: str,
+             task_inputs: str | None, soc: str | None, backend: str, workers: int,
              profile: str | None,
              budget: int, sampler: str, seed: int, jobs: int,
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
@@ -414,6 +436,13 @@ def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str 
     from tuner.console import progress_bar
     from tuner.ops.base import parse_shape
     from tuner.search.config import task_target
+    from tuner.search.dispatch import (
+        ShapeSetResult,
+        check_shape_set,
+        parse_shapes,
+        read_shapes_file,
+        tune_shapes,
+    )
     from tuner.search.loop import Interrupted, RunConfig, make_optimizer
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -435,9 +464,21 @@ def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str 
                            llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,
                            repair_rounds=repair_rounds, generate_rounds=generate_rounds, plateau=plateau,
                            plateau_eps=plateau_eps)
-        optimizer = make_optimizer(config)
+        shapes = None
+        if shapes_text or shapes_file:
+            if shapes_text and shapes_file:
+                raise UsageError("give --shapes or --shapes-from, not both")
+            if prepare:
+                raise UsageError("--prepare prepares one run; a shape set's runs are prepared as they start")
+            shapes = parse_shapes(shapes_text) if shapes_text else read_shapes_file(shapes_file)
+            check_shape_set(config, shapes)
+        else:
+            optimizer = make_optimizer(config)
         click.echo(f"backend: {choice.backend} ({choice.why}); times are {time_source(choice.backend, choice.soc)}",
                    err=True)
+        if shapes is not None:
+            return tune_shapes(config, shapes, name=run_name,
+                               on_run=lambda s: click.echo(f"{s.run}: best {s.best_us} µs ({s.time_source})", err=True))
         if prepare:
             return optimizer.prepare()
         with progress_bar(_stderr_console(), budget) as update:
@@ -450,6 +491,9 @@ def optimize(op: str, shape: str, dtype: str, task_inputs: str | None, soc: str 
         click.echo("interrupted: the running trials were pruned; the summary so far:", err=True)
         _print_run(exc.summary, as_json)
         sys.exit(EXIT_INTERRUPTED)
+    if isinstance(summary, ShapeSetResult):
+        _print_shape_set(summary, as_json)
+        return
     if prepare:
         click.echo(json.dumps({"studies": summary}) if as_json else "\n".join(summary))
         return
@@ -518,20 +562,57 @@ def list_ops() -> None:
     click.echo("(* structural: changes the source and needs a build; the others reach the kernel as tiling values)")
 
 
+@main.command()
+@click.argument("model", type=click.Path(path_type=Path))
+@click.option("--suite", "suite_dir", type=click.Path(path_type=Path),
+              help="Where to write the suite of task files [default: runs/scan/<file's stem>].")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout and nothing else.")
+def scan(model: Path, suite_dir: Path | None, as_json: bool) -> None:
+    """List the operators MODEL.py's model calls (a task file: Model, get_inputs, get_init_inputs), traced on the
+    meta device where it can be, and write a suite of their vector operators for `tuner bench --suite`."""
+    from tuner.graph.scan import scan_model, write_suite
+
+    def go():
+        result = scan_model(model)
+        dest = suite_dir or Path("runs") / "scan" / model.stem
+        return result, dest, write_suite(result, dest)
+
+    result, dest, written = _run_guarded(go)
+    if as_json:
+        click.echo(json.dumps({"model": str(model), "traced_on": result.device, "suite": str(dest),
+                               "tasks": [str(p) for p in written],
+                               "ops": [{"target": op.target, "args": [list(a) if isinstance(a, tuple) else a
+                                                                       for a in op.args],
+                                        "count": op.count, "kind": op.kind, "builtin": op.builtin}
+                                       for op in result.ops]}, default=list))
+        return
+    from rich.console import Console
+
+    from tuner.console import scan_table
+
+    Console().print(scan_table(result))
+    click.echo(f"wrote {len(written)} task files to {dest}: tune them with `tuner bench --suite {dest}`")
+
+
 @main.command("export")
 @click.argument("run")
 @click.argument("dest", type=click.Path(path_type=Path))
-@click.option("--trial", help="N or VARIANT:N (default: the run's best).")
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="kernel-launch", show_default=True,
+              help="kernel-launch: the kernel, launcher, tiling and kernel.json of one shape (of each tuned shape, "
+                   "for a shape set); cann-op: a CANN custom-operator project whose tiling function serves every shape "
+                   "of the run's or set's range; torch: an installable package registering torch.ops.tuner.<op> "
+                   "for that range.")
+@click.option("--trial", help="N or VARIANT:N (default: the run's best; kernel-launch of a run only).")
 @click.option("--storage", help=_STORAGE_HELP)
 @click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
-def export(run: str, dest: Path, trial: str | None, storage: str | None, runs_dir: Path) -> None:
-    """Write a trial's kernel, launcher, tiling and kernel.json to DEST."""
+def export(run: str, dest: Path, fmt: str, trial: str | None, storage: str | None, runs_dir: Path) -> None:
+    """Export RUN (a run, or a shape set tuned with --shapes) to DEST."""
     from tuner.search.storage import open_storage
-    from tuner.search.winners import export_trial
+    from tuner.search.winners import export_run
 
     def go():
-        store, _ = open_storage(storage, runs_dir)
-        return export_trial(store, run, dest, trial=trial, variants_dir=runs_dir / run / "variants")
+        store, url = open_storage(storage, runs_dir)
+        return export_run(store, url, runs_dir, run, dest, fmt=fmt, trial=trial)
 
     written = _run_guarded(go)
     click.echo(f"wrote {written}")

@@ -10,7 +10,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tuner.graph.scan import ScanResult
 from tuner.search.bench import BenchResult
+from tuner.search.dispatch import ShapeSetResult
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.loop import Progress as LoopProgress
 from tuner.search.report import RunSummary
@@ -191,3 +193,40 @@ def task_bench_table(result: TaskBenchResult) -> Table:
              f"multi-op tasks; times {result.time_source}; at most {result.max_seconds:.0f} s a task"]
     return _captioned(table, lines, notes, f"interrupted after {len(result.tasks)} of {result.planned} tasks"
                       if result.interrupted else "")
+
+
+def shape_set_table(result: ShapeSetResult) -> Table:
+    """A shape set's buckets (shape, weight, kernel, best against the baseline) and its check's probes."""
+    t = result.table
+    table = Table(title=f"{t.name}: times {t.time_source}", title_justify="left")
+    for column in ("shape", "weight", "kernel", "baseline", "best", "speedup", "from"):
+        table.add_column(column, justify="left" if column in ("shape", "kernel", "from") else "right")
+    for b in t.buckets:
+        speedup = f"{b.baseline_us / b.time_us:.2f}x" if b.time_us and b.baseline_us else "-"
+        table.add_row("x".join(map(str, b.shape)), f"{b.weight:g}", escape(b.variant), _us(b.baseline_us),
+                      _us(b.time_us), speedup, b.origin)
+    lines = [f"range: {', '.join(f'{k} {lo}..{hi}' for k, (lo, hi) in t.ranges.items())}"]
+    if result.weighted_speedup is not None:
+        lines.append(f"weighted geomean speedup over the baseline: {result.weighted_speedup:.2f}x")
+    lines += [f"check at {'x'.join(map(str, p.shape))} (bucket {'x'.join(map(str, p.bucket)) or '-'}): "
+              f"{_us(p.time_us)} against the baseline's {_us(p.baseline_us)}: {p.verdict}" for p in t.probes]
+    table.caption = escape("\n".join(lines))
+    table.caption_justify = "left"
+    return table
+
+
+def scan_table(result: ScanResult) -> Table:
+    """A model's vector operators (shapes, dtypes, calls, what the tuner has for each); its cube operators and views
+    counted in the caption."""
+    table = Table(title=f"{result.path.name}: operators (traced on {result.device})", title_justify="left")
+    for column in ("operator", "tensors", "calls", "tuner"):
+        table.add_column(column, justify="right" if column == "calls" else "left")
+    for op in result.vector:
+        tensors = "; ".join(f"{'x'.join(map(str, shape))} {dtype}" for shape, dtype in op.tensors)
+        have = f"built in: {op.builtin}" if op.builtin else "generated from PyTorch"
+        table.add_row(escape(op.target), escape(tensors), str(op.count), have)
+    cube = sum(op.count for op in result.ops if op.kind == "cube")
+    views = sum(op.count for op in result.ops if op.kind == "view")
+    table.caption = f"also {cube} cube calls (matmul, linear, convolution: not the vector core's) and {views} views"
+    table.caption_justify = "left"
+    return table

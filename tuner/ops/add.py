@@ -26,9 +26,11 @@ class Add(Operator):
     inputs = ("x", "y")
     outputs = ("z",)
 
+    def view(self, shape: tuple[int, ...]) -> dict[str, int]:
+        return {"n": math.prod(shape)}
+
     def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
-        return {"n": math.prod(shape), "dtype": dtype, "dtype_bytes": DTYPE_BYTES[dtype],
-                "block_elems": 32 // DTYPE_BYTES[dtype]}
+        return {**super().context(shape, dtype), "block_elems": 32 // DTYPE_BYTES[dtype]}
 
     def make_inputs(self, shape: tuple[int, ...], dtype: str, index: int) -> dict[str, torch.Tensor]:
         """Standard-normal values mixed with large-magnitude pairs (sum still finite), near-cancelling pairs

@@ -186,10 +186,14 @@ class Operator(ABC):
             raise UnsupportedShapeError(f"{self.name}: {math.prod(shape)} elements exceed the {MAX_ELEMENTS} that "
                                         "32-bit tiling fields address")
 
+    def view(self, shape: tuple[int, ...]) -> dict[str, int]:
+        """The shape as the search space sees it, the dimensions its expressions name: by default the last-axis view,
+        `rows` x `cols`. A dispatch table (tuner.search.dispatch) measures distances between shapes in it."""
+        return {"rows": math.prod(shape[:-1]), "cols": shape[-1]}
+
     def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
-        """Names the search space's expressions see for this shape and dtype: by default the last-axis view,
-        `rows` x `cols`."""
-        return {"rows": math.prod(shape[:-1]), "cols": shape[-1], "dtype": dtype, "dtype_bytes": DTYPE_BYTES[dtype]}
+        """Names the search space's expressions see for this shape and dtype: the view, the dtype and its size."""
+        return {**self.view(shape), "dtype": dtype, "dtype_bytes": DTYPE_BYTES[dtype]}
 
     @abstractmethod
     def make_inputs(self, shape: tuple[int, ...], dtype: str, index: int) -> dict[str, torch.Tensor]:

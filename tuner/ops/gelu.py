@@ -46,9 +46,11 @@ class Gelu(Operator):
                              f"{', '.join(APPROXIMATIONS)}")
         return bound
 
+    def view(self, shape: tuple[int, ...]) -> dict[str, int]:
+        return {"n": math.prod(shape)}
+
     def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
-        return {"n": math.prod(shape), "dtype": dtype, "dtype_bytes": DTYPE_BYTES[dtype],
-                "block_elems": 32 // DTYPE_BYTES[dtype]}
+        return {**super().context(shape, dtype), "block_elems": 32 // DTYPE_BYTES[dtype]}
 
     def make_inputs(self, shape: tuple[int, ...], dtype: str, index: int) -> dict[str, torch.Tensor]:
         """Normal values mixed, by position, with large |x| (8 to 40, both signs: exp(-x^2 / 2) underflows and

@@ -21,9 +21,11 @@ class Silu(Operator):
     inputs = ("x",)
     outputs = ("y",)
 
+    def view(self, shape: tuple[int, ...]) -> dict[str, int]:
+        return {"n": math.prod(shape)}
+
     def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
-        return {"n": math.prod(shape), "dtype": dtype, "dtype_bytes": DTYPE_BYTES[dtype],
-                "block_elems": 32 // DTYPE_BYTES[dtype]}
+        return {**super().context(shape, dtype), "block_elems": 32 // DTYPE_BYTES[dtype]}
 
     def make_inputs(self, shape: tuple[int, ...], dtype: str, index: int) -> dict[str, torch.Tensor]:
         """Normal values (std 4) mixed with large |x| where exp(-x) overflows the format (both signs: the

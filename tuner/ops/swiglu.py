@@ -24,8 +24,7 @@ class Swiglu(Operator):
         super().check_shape(shape)
 
     def context(self, shape: tuple[int, ...], dtype: str) -> dict[str, int | str]:
-        return {"rows": math.prod(shape[:-1]), "h": shape[-1] // 2, "cols": shape[-1], "dtype": dtype,
-                "dtype_bytes": DTYPE_BYTES[dtype]}
+        return {**super().context(shape, dtype), "h": shape[-1] // 2}
 
     def output_shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         return {"y": (*shape[:-1], shape[-1] // 2)}

@@ -14,8 +14,11 @@ from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.mutate.sandbox import ScreenedBackend
 from tuner.ops.base import Operator, to_numpy
+from tuner.search.binding import write_torch_package
+from tuner.search.cann_op import write_cann_project
 from tuner.search.compile_cache import CompileCache, source_hash
 from tuner.search.config import run_operator
+from tuner.search.dispatch import TABLE_FILE, Dispatcher, DispatchTable, table_of_run
 from tuner.search.evaluate import kernel_args
 from tuner.search.export import ExportBundle, export_arguments, write_export
 from tuner.search.report import eligible, retimed_winner
@@ -117,3 +120,28 @@ def _write_trace(path: Path, backend: Backend, op: Operator, shape: tuple[int, .
     args = kernel_args(space, inputs, op.output_shapes(shape), dtype, pack_tiling(point.tiling),
                        op.output_dtypes(dtype), space.workspace_bytes(point))
     backend.profile(build.artifact, args, point.block_dim, trace=path)
+
+
+def export_run(storage: optuna.storages.BaseStorage, storage_url: str, runs_dir: Path, name: str, dest: Path, *,
+               fmt: str = "kernel-launch", trial: str | None = None) -> Path:
+    """Export run or shape set `name` (a set has runs/<name>/dispatch.json) to `dest` in format `fmt`:
+    kernel-launch (a run's trial as `export_trial`; a set's tuned buckets, one directory each, beside its table),
+    cann-op (`write_cann_project`) or torch (`write_torch_package`), of the set or of the run as a one-bucket table."""
+    is_set = (runs_dir / name / TABLE_FILE).is_file()
+    if trial is not None and (is_set or fmt != "kernel-launch"):
+        raise UsageError("--trial picks a trial of a run for a kernel-launch export")
+    table = DispatchTable.read(runs_dir / name) if is_set else None
+    if fmt == "kernel-launch":
+        if table is None:
+            return export_trial(storage, name, dest, trial=trial, variants_dir=runs_dir / name / "variants")
+        for bucket in table.buckets:
+            if bucket.origin == "tuned":
+                export_trial(storage, bucket.run, dest / "x".join(map(str, bucket.shape)),
+                             variants_dir=runs_dir / bucket.run / "variants")
+        table.write(dest)
+        return dest
+    table = table or table_of_run(storage, storage_url, name, runs_dir)
+    dispatcher = Dispatcher.load(table, runs_dir)
+    if fmt == "cann-op":
+        return write_cann_project(dispatcher, dest)
+    return write_torch_package(dispatcher, runs_dir, dest)

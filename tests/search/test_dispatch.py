@@ -1,0 +1,173 @@
+"""Shape sets: the dispatch rule on the packaged softmax space, its range and errors, the table on disk, kernels the
+rule picks checked on the simulator at shapes nobody tuned, and (e2e) a set tuned and checked end to end."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from commands import one_line_error, tuner_here
+
+from tuner.backends import make_backend
+from tuner.data.socs import get_soc
+from tuner.errors import UsageError
+from tuner.ops import get_operator
+from tuner.search.dispatch import (
+    Bucket,
+    Dispatcher,
+    DispatchTable,
+    NoKernelForShape,
+    ShapeOutOfRange,
+    measure_at,
+    parse_shapes,
+    probe_shapes,
+    read_shapes_file,
+    tune_shapes,
+)
+from tuner.search.loop import RunConfig
+from tuner.space.spaces import load_space, run_context
+
+SOC = "Ascend910B2"
+OP = get_operator("softmax")
+SPACE = load_space("softmax")
+
+
+def baseline_bucket(shape: tuple[int, ...], **override) -> Bucket:
+    """A bucket holding the space's own baseline at `shape` (as a run with no better point would)."""
+    entry, params = SPACE.baseline(run_context(OP, shape, "float16", get_soc(SOC)))
+    return Bucket(shape, OP.view(shape), entry.variant, {**params, **override}, None, None, run="r")
+
+
+def dispatcher(*buckets: Bucket) -> Dispatcher:
+    views = [b.view for b in buckets]
+    ranges = {k: (max(1, min(v[k] for v in views) // 2), max(v[k] for v in views) * 2) for k in views[0]}
+    table = DispatchTable("set", "softmax", "float16", SOC, "sim", "simulated, Ascend910B2 model", {}, buckets, ranges)
+    return Dispatcher(table, OP, {"r": SPACE})
+
+
+def test_a_tuned_shape_gets_its_own_bucket_unchanged():
+    small, large = baseline_bucket((1, 1024)), baseline_bucket((256, 1024))
+    d = dispatcher(small, large)
+    for bucket in (small, large):
+        choice = d.choose(bucket.shape)
+        assert choice.bucket == bucket and choice.params == bucket.params and not choice.adjusted
+
+
+def test_the_nearest_bucket_in_log_distance_serves_and_a_knob_at_its_ranges_end_follows_the_shape():
+    small, large = baseline_bucket((1, 1024)), baseline_bucket((256, 1024))
+    d = dispatcher(small, large)
+    assert small.params["block_dim"] == 1  # its whole range at one row
+    choice = d.choose((5, 1024))  # log2 distance 2.3 against 5.7
+    assert choice.bucket == small
+    assert choice.params["block_dim"] == 5 and choice.point.block_dim == 5
+    assert dict(choice.point.tiling)["rows"] == 5
+    assert d.choose((100, 1024)).bucket == large
+
+
+def test_knobs_infeasible_at_the_shape_move_to_the_nearest_point_of_the_same_build():
+    # data_copy needs rows of whole 32-byte blocks; 1000 float16 columns are not: no point of that build serves it,
+    # so the next bucket (DataCopyPad) does.
+    aligned = baseline_bucket((4, 1024))
+    padded = baseline_bucket((64, 1000))
+    assert aligned.params["copy"] == "data_copy" and padded.params["copy"] == "data_copy_pad"
+    d = dispatcher(aligned, padded)
+    choice = d.choose((4, 1000))
+    assert choice.bucket == padded and choice.params["copy"] == "data_copy_pad"
+    # more rows per tile than UB holds at a longer row: same structural knobs, fewer rows per tile
+    wide = baseline_bucket((64, 512), rows_per_tile=48)
+    choice = dispatcher(wide).choose((64, 1024))
+    assert choice.adjusted and choice.params["rows_per_tile"] < 48
+    assert SPACE.variant(choice.variant.name).structural(choice.params) == \
+        SPACE.variant(wide.variant).structural(wide.params)
+
+
+@pytest.mark.parametrize(("shape", "dtype", "error", "fragments"), [
+    ((1, 8192), None, ShapeOutOfRange, ["1x8192", "cols = 8192 is outside 512..2048", "--shapes"]),
+    ((4096, 1024), None, ShapeOutOfRange, ["rows = 4096 is outside 1..512"]),
+    ((4, 1024), "float32", NoKernelForShape, ["tuned for float16, not float32"]),
+])
+def test_outside_the_tuned_range_or_dtype_is_one_clear_error(shape, dtype, error, fragments):
+    d = dispatcher(baseline_bucket((1, 1024)), baseline_bucket((256, 1024)))
+    with pytest.raises(error) as caught:
+        d.choose(shape, dtype)
+    assert "\n" not in str(caught.value) and all(f in str(caught.value) for f in fragments)
+
+
+def test_the_table_round_trips_through_its_file(tmp_path):
+    d = dispatcher(baseline_bucket((1, 1024)), baseline_bucket((256, 1024)))
+    path = d.table.write(tmp_path / "set")
+    assert DispatchTable.read(tmp_path / "set") == d.table
+    assert "nearest first" in json.loads(path.read_text())["rule"]
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "dispatch.json").write_text("{}")
+    with pytest.raises(UsageError, match="not a dispatch table"):
+        DispatchTable.read(tmp_path / "bad")
+
+
+def test_probes_lie_between_neighbouring_buckets_and_toward_the_ranges_ends():
+    d = dispatcher(baseline_bucket((1, 1024)), baseline_bucket((64, 1024)), baseline_bucket((256, 1024)))
+    assert probe_shapes(d.table) == [(8, 1024), (128, 1024), (1, 512), (512, 1024), (256, 2048)]
+
+
+def test_shape_lists_and_files_name_the_bad_line(tmp_path):
+    assert parse_shapes("1x4096, 7x4096") == [((1, 4096), 1.0), ((7, 4096), 1.0)]
+    good = tmp_path / "shapes.txt"
+    good.write_text("# tokens x hidden\n1x4096 10\n\n128x4096  # prefill\n")
+    assert read_shapes_file(good) == [((1, 4096), 10.0), ((128, 4096), 1.0)]
+    for text, fragment in (("1x4096 many\n", "weight 'many' is not a number"), ("1x40x\n", "malformed shape"),
+                           ("1x4096 -1\n", "must be a positive number"), ("# none\n", "no shapes")):
+        good.write_text(text)
+        with pytest.raises(UsageError, match=fragment):
+            read_shapes_file(good)
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["--shapes", "1x40x"], ["malformed shape '1x40x'"]),
+    (["--shapes", "1x1024", "--shapes-from", "f.txt"], ["not both"]),
+    (["--shapes-from", "missing.txt"], ["--shapes-from missing.txt"]),
+    (["--shapes", "4x1024,4x1024"], ["a shape appears twice"]),
+])
+def test_bad_shape_sets_are_one_line_and_exit_2(tmp_path, args, fragments):
+    one_line_error(tuner_here("optimize", "softmax", *args, cwd=tmp_path), 2, *fragments)
+
+
+def test_the_kernels_the_rule_picks_are_right_at_shapes_nobody_tuned():
+    d = dispatcher(baseline_bucket((1, 1024)), baseline_bucket((64, 1024)))
+    backend = make_backend("sim", SOC)
+    for shape in ((3, 1000), (40, 1030), (100, 2048)):
+        choice = d.choose(shape)
+        measured = measure_at(d, backend, shape, choice.variant, choice.params, SPACE)
+        assert measured.ok, (shape, measured.detail)
+        assert measured.verified_sets == 3
+
+
+@pytest.mark.e2e
+def test_a_softmax_tuned_for_four_shapes_serves_ten_it_was_not_tuned_for(tmp_path):
+    config = RunConfig(op="softmax", dtype="float16", soc=SOC, budget=6, runs_dir=tmp_path / "runs", rewrites=False,
+                       jobs=2)
+    tuned = [(1, 2048), (7, 2048), (128, 2048), (512, 2048)]
+    result = tune_shapes(config, [(s, 1.0) for s in tuned[:3]] + [(tuned[3], 4.0)])
+    table = result.table
+    assert result.path == tmp_path / "runs" / table.name / "dispatch.json" and result.path.is_file()
+    d = Dispatcher.load(table, config.runs_dir)
+    for bucket in (b for b in table.buckets if b.origin == "tuned"):
+        summary = next(s for s in result.summaries if s.run == bucket.run)
+        assert bucket.params == summary.best.params and bucket.time_us == summary.best.value
+        choice = d.choose(bucket.shape)
+        assert choice.bucket == bucket and choice.params == bucket.params
+    # every probe is served by a kernel no slower than the baseline there, or the baseline took it
+    for probe in table.probes:
+        assert probe.verdict == "ok" or any(b.shape == probe.shape and b.origin == "baseline" for b in table.buckets)
+    backend = make_backend("sim", SOC)
+    # one row; rows of a length that is no multiple of 32 bytes; fewer rows than cores; rows between buckets
+    for shape in ((1, 1025), (1, 4000), (2, 2047), (5, 1024), (13, 3000), (30, 2048), (47, 2050), (200, 1500),
+                  (300, 2048), (1000, 1111)):
+        choice = d.choose(shape)
+        measured = measure_at(d, backend, shape, choice.variant, choice.params, d.space(choice.bucket))
+        assert measured.ok and measured.verified_sets == 3, (shape, measured.detail)
+    with pytest.raises(ShapeOutOfRange):
+        d.choose((2048, 2048))
+    # a resumed set does not tune again
+    again = tune_shapes(replace(config, budget=6), [(s, 1.0) for s in tuned[:3]] + [(tuned[3], 4.0)])
+    assert all(s.already_finished for s in again.summaries)

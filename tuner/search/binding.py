@@ -1,0 +1,183 @@
+"""A tuned operator called like a torch function (`TunedOp`), and the exported package that registers it as
+`torch.ops.tuner.<op>` (`write_torch_package`).
+
+The package holds the dispatch table (`tuner.search.dispatch`), the source of every build the table's rule can pick
+for a shape in its range (`exported_builds`), and copies of the rewritten variants its buckets use. On CPU a call
+picks the kernel for the inputs' shape, builds it (cached) and runs it on the simulator, with the simulator's checks
+(slow: for tests, and for pipelines without a device); `torch.compile` sees the op through its fake kernel, which
+gives the outputs' shapes and dtypes without running anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from tuner.backends import make_backend
+from tuner.backends.args import pack_tiling
+from tuner.backends.npu.package import render_template
+from tuner.errors import UsageError
+from tuner.ops.base import shape_text, to_numpy, to_torch
+from tuner.search.compile_cache import CompileCache
+from tuner.search.dispatch import Choice, Dispatcher, DispatchTable, NoKernelForShape, probe_shapes
+from tuner.search.evaluate import kernel_args
+from tuner.space.render import render_kernel
+
+__all__ = ["KernelFault", "TunedOp", "build_key", "exported_builds", "write_torch_package"]
+
+BUILDS_DIR = "builds"
+VARIANTS_DIR = "variants"
+_TORCH_DTYPES = {torch.float16: "float16", torch.float32: "float32", torch.bfloat16: "bfloat16"}
+
+
+class KernelFault(RuntimeError):
+    """The simulator found a fault in the tuned kernel at a shape (an out-of-bounds access, a race): the outputs
+    cannot be trusted."""
+
+
+def build_key(choice: Choice) -> str:
+    """The name of the build a choice runs: its variant and a digest of its structural knobs."""
+    structural = json.dumps(choice.variant.structural(choice.params), sort_keys=True, default=str)
+    return f"{choice.variant.name.replace('+', '_')}-{hashlib.sha256(structural.encode()).hexdigest()[:8]}"
+
+
+def _render(dispatcher: Dispatcher, choice: Choice) -> str:
+    space = dispatcher.space(choice.bucket)
+    return render_kernel(choice.variant.template, kernel=space.kernel, dtype=dispatcher.table.dtype,
+                         struct=space.tiling_struct, tiling_fields=[name for name, _ in choice.variant.tiling],
+                         structural=choice.variant.structural(choice.params), options=dispatcher.op.opts)
+
+
+def _unaligned(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return (*shape[:-1], max(1, shape[-1] - 1))
+
+
+def exported_builds(dispatcher: Dispatcher) -> dict[str, str]:
+    """Build name → source of every build the rule picks at the table's buckets, its probes and one shape short of
+    whole 32-byte rows beside each: what a shape in the range needs (another is a one-line NoKernelForShape)."""
+    shapes = [b.shape for b in dispatcher.table.buckets] + probe_shapes(dispatcher.table)
+    builds: dict[str, str] = {}
+    for shape in dict.fromkeys(shapes + [_unaligned(s) for s in shapes]):
+        try:
+            choice = dispatcher.choose(shape)
+        except UsageError:
+            continue
+        key = build_key(choice)
+        if key not in builds:
+            builds[key] = _render(dispatcher, choice)
+    return builds
+
+
+class TunedOp:
+    """`op(*inputs)` → the outputs, computed by the kernel the table picks for the inputs' shape, on the simulator.
+    The inputs are the operator's, in the order of its kernel's `in` arguments; the first carries the shape."""
+
+    def __init__(self, dispatcher: Dispatcher, builds: Mapping[str, str], backend: Any = None) -> None:
+        self.dispatcher, self.builds = dispatcher, dict(builds)
+        self.table = dispatcher.table
+        self._backend = backend
+        space = next(iter(dispatcher.spaces.values()))
+        self.inputs = [a.tensor or a.name for a in space.args if a.kind == "in"]
+        self.outputs = [a.tensor or a.name for a in space.args if a.kind == "out"]
+
+    @classmethod
+    def load(cls, directory: Path) -> TunedOp:
+        """The op an exported package holds (`write_torch_package`)."""
+        table = DispatchTable.read(directory)
+        builds = {p.stem: p.read_text() for p in sorted((directory / BUILDS_DIR).glob("*.cpp"))}
+        return cls(Dispatcher.load(table, directory / VARIANTS_DIR), builds)
+
+    @property
+    def backend(self):
+        if self._backend is None:
+            self._backend = make_backend("sim", self.table.soc)
+        return self._backend
+
+    def check(self, tensors: Sequence[torch.Tensor]) -> tuple[Choice, str]:
+        """The choice and build for these inputs; UsageError (one line) for a wrong count, shape or dtype."""
+        name = f"torch.ops.tuner.{self.table.op}"
+        if len(tensors) != len(self.inputs):
+            raise UsageError(f"{name} takes {len(self.inputs)} tensors ({', '.join(self.inputs)}), got {len(tensors)}")
+        shape = tuple(int(d) for d in tensors[0].shape)
+        dtype = _TORCH_DTYPES.get(tensors[0].dtype, str(tensors[0].dtype))
+        choice = self.dispatcher.choose(shape, dtype)
+        op = self.dispatcher.op
+        expected_shapes = op.input_shapes(shape)
+        expected_dtypes = op.input_dtypes(self.table.dtype)
+        for tensor_name, tensor in zip(self.inputs, tensors, strict=True):
+            want = tuple(expected_shapes.get(tensor_name, shape))
+            if tuple(tensor.shape) != want:
+                raise UsageError(f"{name}: {tensor_name} has shape {shape_text(tuple(tensor.shape))}, expected "
+                                 f"{shape_text(want)} for x of shape {shape_text(shape)}")
+            want_dtype = expected_dtypes.get(tensor_name, self.table.dtype)
+            if _TORCH_DTYPES.get(tensor.dtype) != want_dtype:
+                raise UsageError(f"{name}: {tensor_name} is {tensor.dtype}, expected {want_dtype}")
+        key = build_key(choice)
+        if key not in self.builds:
+            raise NoKernelForShape(f"{name}: shape {shape_text(shape)} needs build {key}, which the export does not "
+                                   "hold; tune the shape with --shapes and export again")
+        return choice, key
+
+    def output_like(self, tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+        """Empty outputs of the right shapes and dtypes (the fake kernel's answer)."""
+        shape = tuple(int(d) for d in tensors[0].shape)
+        op = self.dispatcher.op
+        shapes, dtypes = op.output_shapes(shape), op.output_dtypes(self.table.dtype)
+        inverse = {v: k for k, v in _TORCH_DTYPES.items()}
+        return [tensors[0].new_empty(shapes.get(n, shape), dtype=inverse[dtypes.get(n, self.table.dtype)])
+                for n in self.outputs]
+
+    def __call__(self, *tensors: torch.Tensor) -> list[torch.Tensor]:
+        choice, key = self.check(tensors)
+        space = self.dispatcher.space(choice.bucket)
+        build = CompileCache(self.backend).build(self.builds[key], space.kernel)
+        if build.artifact is None:
+            raise KernelFault(f"build {key} does not compile here: {build.error.summary if build.error else ''}")
+        shape = tuple(int(d) for d in tensors[0].shape)
+        op = self.dispatcher.op
+        arrays = {n: np.ascontiguousarray(to_numpy(t.detach().cpu())) for n, t in zip(self.inputs, tensors,
+                                                                                         strict=True)}
+        args = kernel_args(space, arrays, op.output_shapes(shape), self.table.dtype, pack_tiling(choice.point.tiling),
+                           op.output_dtypes(self.table.dtype), space.workspace_bytes(choice.point))
+        result = self.backend.run(build.artifact, args, choice.point.block_dim)
+        if result.faults:
+            raise KernelFault(f"torch.ops.tuner.{self.table.op} at {shape_text(shape)}: {result.faults[0]}")
+        return [to_torch(a) for a in result.outputs]
+
+
+def write_torch_package(dispatcher: Dispatcher, runs_dir: Path, dest: Path) -> Path:
+    """Write the installable package of `torch.ops.tuner.<op>` to `dest`: pyproject.toml, the module (registration,
+    fake kernel), the dispatch table, every build's source and the rewritten variants its buckets use."""
+    table = dispatcher.table
+    package = f"tuner_op_{table.op}"
+    root = dest / package
+    builds = exported_builds(dispatcher)
+    try:
+        if (root / BUILDS_DIR).exists():
+            shutil.rmtree(root / BUILDS_DIR)
+        (root / BUILDS_DIR).mkdir(parents=True)
+        table.write(root)
+        for key, source in builds.items():
+            (root / BUILDS_DIR / f"{key}.cpp").write_text(source)
+        for run in {b.run for b in table.buckets}:
+            variants = runs_dir / run / VARIANTS_DIR
+            if variants.is_dir():
+                shutil.copytree(variants, root / VARIANTS_DIR / run / VARIANTS_DIR, dirs_exist_ok=True)
+        space = next(iter(dispatcher.spaces.values()))
+        inputs = [a.tensor or a.name for a in space.args if a.kind == "in"]
+        outputs = [a.tensor or a.name for a in space.args if a.kind == "out"]
+        context = {"op": table.op, "package": package, "table": table, "inputs": inputs, "outputs": outputs,
+                   "builds": sorted(builds)}
+        (root / "__init__.py").write_text(render_template("torch/__init__.py.j2", **context))
+        (dest / "pyproject.toml").write_text(render_template("torch/pyproject.toml.j2", **context))
+        (dest / "README.md").write_text(render_template("torch/README.md.j2", **context))
+    except OSError as exc:
+        raise UsageError(f"cannot write the package to {dest}: {exc.strerror or exc}") from None
+    return dest
