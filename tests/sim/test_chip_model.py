@@ -115,3 +115,26 @@ def test_binary_sources_in_one_ub_bank_group_cost_twice_the_repeats():
     # 950 arranges its UB banks differently: no conflict to avoid there.
     assert bank_add_vec_us(32 * 1024, "Ascend950PR_9589") == pytest.approx(
         bank_add_vec_us(32 * 1024 + 256, "Ascend950PR_9589"))
+
+
+def test_blocks_reading_the_same_gm_regions_at_once_wait_for_each_other():
+    # Huawei's "avoid same-address access": GM serves the requests in flight to one 512-byte region one after
+    # another, so 48 blocks reading the same tiles in the same order are slower than in staggered orders, which
+    # keep the same bytes and instructions; one block alone has no one to wait for.
+    tiles = 48
+    x = np.random.default_rng(0).standard_normal(tiles * 4096).astype(np.float32)
+    expected = x.reshape(tiles, 4096).sum(axis=0)
+    kernel = Path(__file__).parent / "kernels" / "model" / "same_address.cpp"
+
+    def task_us(blocks: int, staggered: bool) -> float:
+        args = [GmIn(x, "x"), GmOut(np.dtype(np.float32), (blocks * 4096,), "y"), Scalar("u32", tiles)]
+        result = simulate(kernel, "same_address", blocks, args, soc="Ascend910B2",
+                          defines=("STAGGERED",) if staggered else ())
+        assert result.ok, [f.text for f in result.faults]
+        np.testing.assert_allclose(result.outputs[0].reshape(blocks, 4096), np.tile(expected, (blocks, 1)),
+                                   rtol=1e-4, atol=1e-4)
+        return result.task_duration_us
+
+    same, staggered = task_us(48, False), task_us(48, True)
+    assert same > 1.3 * staggered
+    assert task_us(1, False) == pytest.approx(task_us(1, True), rel=1e-6)

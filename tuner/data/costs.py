@@ -27,14 +27,15 @@ INSTR_CLASSES = frozenset(
     {"unary_simple", "binary", "exp_ln_sqrt", "div", "reduce_repeat", "reduce_block", "copy_ub", "reduce_sum_repeat"}
 )
 DTYPES = frozenset({"half", "float", "int32", "int16", "bfloat16"})
-OVERHEAD_KEYS = frozenset({
+# In the order of the simulator's SocConfig fields (tuner/sim/include/tuner_sim/rt.h), which codegen fills.
+OVERHEAD_KEYS = (
     "head_us_base", "head_us_per_block", "scalar_cycles_per_api_call", "mask_setup_cycles", "get_value_cycles",
     "set_value_cycles", "flag_cycles", "barrier_cycles", "sync_all_us", "gm_align_512_factor", "l2_hit_speedup",
-    "dma_issue_cycles", "dma_port_gbps", "gm_misalign_span_bytes", "ub_bank_line_bytes", "ub_bank_groups",
-    "ub_bank_rows", "bank_read_conflict_cycles", "bank_read_write_conflict_cycles", "vector_startup_cycles",
-    "scalar_block_cycles", "dcache_hit_cycles", "dcache_miss_cycles", "dcache_bytes", "dcache_line_bytes",
-    "dcache_ways",
-})
+    "dma_issue_cycles", "dma_port_gbps", "gm_misalign_span_bytes", "gm_same_address_cycles", "ub_bank_line_bytes",
+    "ub_bank_groups", "ub_bank_rows", "bank_read_conflict_cycles", "bank_read_write_conflict_cycles",
+    "vector_startup_cycles", "scalar_block_cycles", "dcache_hit_cycles", "dcache_miss_cycles", "dcache_bytes",
+    "dcache_line_bytes", "dcache_ways",
+)
 
 
 def _number(text: str, where: str, kind: type[int] | type[float] = float, allow_zero: bool = False) -> float:
@@ -138,7 +139,7 @@ def _overheads(path: Path) -> dict[str, dict[str, float]]:
     families: dict[str, dict[str, float]] = {}
     for family, raw in sections.items():
         where = f"{path.name}: {family}"
-        raw = check_keys(raw, OVERHEAD_KEYS, where)
+        raw = check_keys(raw, frozenset(OVERHEAD_KEYS), where)
         families[str(family)] = {key: float(parse_quantity(raw[key], f"{where}.{key}").value) for key in raw}
     return families
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tuner.data.api_support import api_support
-from tuner.data.costs import load_copy_curve, load_overheads, load_vector_costs
+from tuner.data.costs import OVERHEAD_KEYS, load_copy_curve, load_overheads, load_vector_costs
 from tuner.data.socs import Soc
 
 ELEM_TYPES = ("uint8_t", "int8_t", "uint16_t", "int16_t", "half", "bfloat16_t", "uint32_t", "int32_t", "float",
@@ -19,12 +19,6 @@ ROUND_MODES = ("NONE", "RINT", "FLOOR", "CEIL", "ROUND", "TRUNC", "ODD")
 INSTR_CLASSES = ("unary_simple", "binary", "exp_ln_sqrt", "div", "reduce_repeat", "reduce_block", "copy_ub",
                  "reduce_sum_repeat")
 _COST_DTYPES = {"half": "half", "float": "float", "int32": "int32_t", "int16": "int16_t", "bfloat16": "bfloat16_t"}
-_OVERHEADS = ("head_us_base", "head_us_per_block", "scalar_cycles_per_api_call", "mask_setup_cycles",
-              "get_value_cycles", "set_value_cycles", "flag_cycles", "barrier_cycles", "sync_all_us",
-              "gm_align_512_factor", "l2_hit_speedup", "dma_issue_cycles", "dma_port_gbps", "gm_misalign_span_bytes",
-              "ub_bank_line_bytes", "ub_bank_groups", "ub_bank_rows", "bank_read_conflict_cycles",
-              "bank_read_write_conflict_cycles", "vector_startup_cycles", "scalar_block_cycles", "dcache_hit_cycles",
-              "dcache_miss_cycles", "dcache_bytes", "dcache_line_bytes", "dcache_ways")
 
 
 def supported_types(api: str, family: str) -> list[str]:
@@ -97,7 +91,7 @@ def config_source(soc: Soc, model_version: str) -> str:
         repr(float(soc.gm_bandwidth_gbps.value)), f"{soc.l2_bytes.value}ull",
         repr(float(soc.l2_bandwidth_gbps.value)), "true" if soc.low_confidence else "false",
         f'"{low}"', *refs, matrix(cycles), matrix(issue),
-        *(repr(float(overheads[k])) for k in _OVERHEADS),
+        *(repr(float(overheads[k])) for k in OVERHEAD_KEYS),
         "{" + ", ".join("{" + ", ".join(str(v) for v in row) + "}" for row in modes) + "}",
     ]
     body = ",\n    ".join(values)

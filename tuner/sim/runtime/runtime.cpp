@@ -192,6 +192,9 @@ struct PendingCopy {
     double latency = 0;    // cycles after that until it completes
     uint8_t pool = 0;
     bool l2_write = false;
+    uintptr_t gm_first = 0;  // its bursts, as TimingNode records them
+    uint64_t gm_step = 0;
+    uint32_t gm_bursts = 0, gm_burst_bytes = 0;
 };
 thread_local PendingCopy t_pending;
 // Whether this launch's GM data is taken as resident in L2 (--l2 warm and it fits).
@@ -732,7 +735,12 @@ void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan*
     t_pending = PendingCopy{};
     const int32_t moving = c.graph.add(p, copy.occupancy, {c.graph.last[p], c.graph.last[int(Pipe::S)]}, c.site, true,
                                        copy.gm_bytes, -1, copy.pool);
-    c.graph.nodes[moving].l2_write = copy.l2_write;
+    TimingNode& node = c.graph.nodes[moving];
+    node.l2_write = copy.l2_write;
+    node.gm_first = copy.gm_first;
+    node.gm_step = copy.gm_step;
+    node.gm_bursts = copy.gm_bursts;
+    node.gm_burst_bytes = copy.gm_burst_bytes;
     const int32_t done = c.graph.add(p, copy.latency, {moving}, c.site);
     c.graph.last[p] = moving;
     c.graph.done[p] = done;
@@ -837,7 +845,7 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     const uint64_t n = std::max<uint64_t>(bursts, 1);
     const uint64_t looked = std::min<uint64_t>(n, 512);
     uint64_t misaligned = 0;
-    for (uint64_t i = 0; i < looked; ++i) misaligned += (first + i * gm_step) % 512 != 0;
+    for (uint64_t i = 0; i < looked; ++i) misaligned += (first + i * gm_step) % kGmRequestBytes != 0;
     const double burst = double(bytes) / double(n);
     const double slow = std::min(burst, cfg.gm_misalign_span_bytes) * (1 / cfg.gm_align_512_factor - 1);
     const double factor = burst / (burst + slow * double(misaligned) / double(looked));
@@ -860,6 +868,10 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     t_pending.latency = std::max(0.0, alone - t_pending.occupancy);
     t_pending.pool = in_l2 ? 1 : 0;
     t_pending.l2_write = write && in_l2;
+    t_pending.gm_first = first;
+    t_pending.gm_step = gm_step;
+    t_pending.gm_bursts = uint32_t(n);
+    t_pending.gm_burst_bytes = uint32_t(bytes / n);
     return t_pending.occupancy + t_pending.latency;
 }
 
@@ -2283,7 +2295,8 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
         const std::array<double, 2> pools{soc_config.gm_bandwidth_gbps * 1e3 / soc_config.clock_mhz,
                                           soc_config.l2_bandwidth_gbps * 1e3 / soc_config.clock_mhz};
         const double port = soc_config.dma_port_gbps * 1e3 / soc_config.clock_mhz;
-        std::vector<BlockTiming> timing = replay(graphs, pools, port, double(g_l2_share), g_options.trace_path != nullptr);
+        std::vector<BlockTiming> timing = replay(graphs, pools, port, double(g_l2_share),
+                                                 soc_config.gm_same_address_cycles, g_options.trace_path != nullptr);
         double wave = 0;
         for (size_t i = before; i < L.results.size(); ++i) {
             BlockResult& r = L.results[i];

@@ -49,6 +49,10 @@ struct FlagState {
 // A copy to or from GM (gm_bytes > 0) instead moves its bytes at up to gm_bytes / cycles per cycle, sharing its
 // pool's bandwidth with every other copy in flight (its start-up latency is a node of its own after it). A SyncAll
 // node (sync_epoch >= 0) ends `cycles` after the last block of the launch has reached its SyncAll of that epoch.
+// GM's request granularity: alignment (runtime.cpp copy_cycles) and same-address serialisation (timing.cpp) are
+// judged in 512-byte regions (Huawei's Ascend C best practices, "Avoiding Same-Address Access").
+constexpr uint64_t kGmRequestBytes = 512;
+
 struct TimingNode {
     double cycles = 0;
     double gm_bytes = 0;
@@ -60,6 +64,11 @@ struct TimingNode {
     uint8_t pool = 0;  // whose bandwidth a GM copy shares: 0 HBM, 1 L2
     bool busy = true;  // the pipe works during it (a wait does not)
     bool l2_write = false;  // a write landing in L2, written back to HBM during the kernel if its block streams
+    // A GM copy's bursts (gm_bursts of gm_burst_bytes, gm_step apart from gm_first): the 512-byte request
+    // regions it touches, for the same-address contention between copies in flight together (timing.cpp).
+    uintptr_t gm_first = 0;
+    uint64_t gm_step = 0;
+    uint32_t gm_bursts = 0, gm_burst_bytes = 0;
 };
 
 // The order a block's instructions must keep, recorded as it runs and replayed with the other blocks after
@@ -229,10 +238,12 @@ struct BlockTiming {
 // flight share the bandwidth of their pool (bytes per cycle of HBM and of L2; max-min fair, each copy capped
 // by its own single-core rate and, when its core has several in flight, by an even share of the core's port,
 // `port_bytes_per_cycle`; 0: no port limit). A block that moved more than `l2_share_bytes` through L2 streams
-// through it: each of its writes to L2 is also written back to HBM during the kernel, in the background.
+// through it: each of its writes to L2 is also written back to HBM during the kernel, in the background. GM serves
+// requests in kGmRequestBytes regions and serves the requests in flight to one region one after another: a copy
+// waits `same_address_cycles` for each other copy in flight on its regions (0: not modelled).
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                                 const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,
-                                double l2_share_bytes, bool with_trace);
+                                double l2_share_bytes, double same_address_cycles, bool with_trace);
 
 // A file the host side names for the program to write or read: a path, or "fd:N", a descriptor it handed over
 // (a sandboxed run opens nothing itself). An output is rewritten from its start. open_output_fd is

@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <unordered_map>
+#include <utility>
 
 #include "state.h"
 
@@ -38,11 +40,52 @@ void share_bandwidth(std::vector<Copy>& copies, double total) {
     }
 }
 
+// How many copies in flight touch each GM request region. Counting is cheap while no region holds two; once one
+// does, every copy in flight is weighed again at the next share (`changed`).
+class RegionLoad {
+public:
+    void add(const TimingNode& n) {
+        each_region(n, [&](uint64_t r) { changed_ |= ++count_[r] > 1; });
+    }
+    void remove(const TimingNode& n) {
+        each_region(n, [&](uint64_t r) {
+            auto it = count_.find(r);
+            changed_ |= it->second > 1;
+            if (--it->second == 0) count_.erase(it);
+        });
+    }
+    // The mean, over the copy's regions, of the other copies in flight on each.
+    double others(const TimingNode& n) const {
+        double sum = 0, regions = 0;
+        each_region(n, [&](uint64_t r) {
+            sum += double(count_.at(r) - 1);
+            ++regions;
+        });
+        return regions > 0 ? sum / regions : 0;
+    }
+    bool take_changed() { return std::exchange(changed_, false); }
+
+private:
+    template <class F>
+    static void each_region(const TimingNode& n, F&& f) {
+        uint64_t last = UINT64_MAX;
+        for (uint32_t i = 0; i < n.gm_bursts; ++i) {
+            const uintptr_t lo = n.gm_first + i * n.gm_step;
+            for (uint64_t r = lo / kGmRequestBytes; r <= (lo + n.gm_burst_bytes - 1) / kGmRequestBytes; ++r) {
+                if (r != last) f(r);
+                last = r;
+            }
+        }
+    }
+    std::unordered_map<uint64_t, uint32_t> count_;
+    bool changed_ = false;
+};
+
 }  // namespace
 
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                                 const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,
-                                double l2_share_bytes, bool with_trace) {
+                                double l2_share_bytes, double same_address_cycles, bool with_trace) {
     // One index space over every block's nodes.
     std::vector<uint32_t> offset(graphs.size() + 1, 0);
     for (size_t b = 0; b < graphs.size(); ++b) offset[b + 1] = offset[b] + uint32_t(graphs[b]->nodes.size());
@@ -109,6 +152,8 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
     bool reshare = false;
     double now = 0;
     std::vector<double> on_port(graphs.size(), 0);
+    RegionLoad regions;
+    const bool contend = same_address_cycles > 0;
 
     std::function<void(uint32_t, double)> begin = [&](uint32_t id, double t) {
         start[id] = t;
@@ -121,6 +166,7 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
             }
         } else if (n.gm_bytes > 0 && n.cycles > 0) {
             pools[n.pool].push_back({id, n.gm_bytes, n.gm_bytes / n.cycles});
+            if (contend) regions.add(n);
             reshare = true;
         } else {
             fixed.push({t + n.cycles, id});
@@ -143,6 +189,17 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
     auto in_flight = [&] { return !pools[0].empty() || !pools[1].empty(); };
     while (!fixed.empty() || in_flight()) {
         if (reshare) {
+            // A copy sharing its regions waits for the other copies' requests there: its own rate over its bytes
+            // plus same_address_cycles for each other copy (regions are served in parallel).
+            if (contend && regions.take_changed()) {
+                for (auto& copies : pools) {
+                    for (Copy& c : copies) {
+                        if (c.node == kWriteBack) continue;
+                        const TimingNode& n = *node[c.node];
+                        c.cap = c.own_cap = c.bytes / (n.cycles + same_address_cycles * regions.others(n));
+                    }
+                }
+            }
             // A core's copies in flight together, in either pool, split its port evenly; one alone keeps its own rate.
             if (port_bytes_per_cycle > 0) {
                 for (const auto& copies : pools) {
@@ -182,7 +239,10 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                     copies[i] = copies.back();
                     copies.pop_back();
                     reshare = true;
-                    if (id != kWriteBack) finish(id);
+                    if (id != kWriteBack) {
+                        if (contend) regions.remove(*node[id]);
+                        finish(id);
+                    }
                 } else {
                     ++i;
                 }
