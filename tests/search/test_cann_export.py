@@ -128,3 +128,16 @@ def test_every_packaged_operator_exports_and_agrees_with_the_rule(name, tmp_path
         for out, want in expected.items():
             np.testing.assert_allclose(result.outputs[out].astype(np.float64), want.double().numpy(),
                                        rtol=2e-2, atol=2e-2 * float(want.abs().max()))
+
+
+def test_a_general_kernel_serves_the_other_shapes_in_cpp_too(tmp_path):
+    from dataclasses import replace
+
+    winner = baseline_bucket((4, 1024), rows_per_tile=1, compute="native")
+    bucket = replace(winner, general_variant=winner.variant,
+                     general_params=dict(winner.params, rows_per_tile=2, compute="fp32"))
+    d = dispatcher(bucket, baseline_bucket((256, 1024)))
+    project = write_cann_project(d, tmp_path / "softmax")
+    rng = np.random.default_rng(5)
+    for shape in ((4, 1024), (5, 1024), (3, 1000)):
+        agrees(project, d, {"x": rng.standard_normal(shape).astype(np.float16)}, shape)

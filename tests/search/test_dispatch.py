@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
+import torch
 from commands import one_line_error, tuner_here
 
 from tuner.backends import make_backend
 from tuner.data.socs import get_soc
 from tuner.errors import UsageError
 from tuner.ops import get_operator
+from tuner.search.cann_op import write_cann_project
 from tuner.search.dispatch import (
     Bucket,
     Dispatcher,
@@ -107,7 +110,8 @@ def test_the_table_round_trips_through_its_file(tmp_path):
 
 def test_probes_lie_between_neighbouring_buckets_and_toward_the_ranges_ends():
     d = dispatcher(baseline_bucket((1, 1024)), baseline_bucket((64, 1024)), baseline_bucket((256, 1024)))
-    assert probe_shapes(d.table) == [(8, 1024), (128, 1024), (1, 512), (512, 1024), (256, 2048)]
+    assert probe_shapes(d.table) == [(8, 1024), (128, 1024), (1, 512), (2, 1024), (1, 2048), (32, 1024),
+                                     (64, 512), (64, 2048), (256, 512), (512, 1024), (256, 2048)]
 
 
 def test_shape_lists_and_files_name_the_bad_line(tmp_path):
@@ -168,6 +172,26 @@ def test_a_softmax_tuned_for_four_shapes_serves_ten_it_was_not_tuned_for(tmp_pat
         assert measured.ok and measured.verified_sets == 3, (shape, measured.detail)
     with pytest.raises(ShapeOutOfRange):
         d.choose((2048, 2048))
+    # the set's CANN export picks what the rule picks, and its kernels are right
+    from .test_cann_export import agrees
+
+    project = write_cann_project(d, tmp_path / "cann")
+    for shape in ((1, 4000), (13, 3000), (300, 2048)):
+        x = np.random.default_rng(7).standard_normal(shape).astype(np.float16)
+        result = agrees(project, d, {"x": x}, shape)
+        expected = torch.softmax(torch.from_numpy(x).double(), -1).numpy()
+        np.testing.assert_allclose(result.outputs["y"].astype(np.float64), expected, rtol=2e-3, atol=1e-5)
     # a resumed set does not tune again
     again = tune_shapes(replace(config, budget=6), [(s, 1.0) for s in tuned[:3]] + [(tuned[3], 4.0)])
     assert all(s.already_finished for s in again.summaries)
+
+
+def test_a_bucket_with_a_general_kernel_keeps_its_winner_for_its_own_shape_only():
+    winner = baseline_bucket((4, 1024), rows_per_tile=1, compute="native")
+    general = dict(winner.params, rows_per_tile=2, compute="fp32")
+    bucket = replace(winner, general_variant=winner.variant, general_params=general)
+    d = dispatcher(bucket, baseline_bucket((256, 1024)))
+    assert d.choose((4, 1024)).params == winner.params
+    assert d.choose((2, 2, 1024)).params == winner.params  # the same view: rows 4, cols 1024
+    elsewhere = d.choose((5, 1024)).params
+    assert elsewhere["compute"] == "fp32" and elsewhere["rows_per_tile"] == 2 and elsewhere["block_dim"] == 5

@@ -223,9 +223,9 @@ def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
     build_rows = []
     for bucket in table.buckets:
         space = dispatcher.space(bucket)
-        variant = space.variant(bucket.variant)
-        if variant.name not in variants:
-            variants[variant.name] = (len(variants), variant, space)
+        for name in filter(None, (bucket.variant, bucket.general_variant)):
+            if name not in variants:
+                variants[name] = (len(variants), space.variant(name), space)
     build_specs = _build_specs(dispatcher, builds)
     for spec in build_specs:
         if spec["variant"].name not in variants:
@@ -236,12 +236,18 @@ def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
         structural = ", ".join(f"{{{names.index[k]}, {names.value(val)}}}" for k, val in spec["structural"].items())
         build_rows.append(f"    {{{index}, {len(spec['structural'])}, {{{structural}}}}},  // {i}: {spec['key']}")
     bucket_rows = []
+    def knob_settings(name: str, params: Mapping[str, Any]) -> tuple[int, int, str]:
+        index, variant, _ = variants[name]
+        settings = ", ".join(f"{{{names.index[k.name]}, {names.value(params[k.name])}}}" for k in variant.knobs)
+        return index, len(variant.knobs), f"{{{settings}}}"
+
     for bucket in table.buckets:
-        index, variant, _ = variants[bucket.variant]
         view_values = ", ".join(_double(bucket.view[k]) for k in view_keys)
-        knobs = ", ".join(f"{{{names.index[k.name]}, {names.value(bucket.params[k.name])}}}" for k in variant.knobs)
         tuned_view = ", ".join(f"{{{names.index[k]}, {_double(bucket.view[k])}}}" for k in view_keys)
-        bucket_rows.append(f"    {{{{{view_values}}}, {index}, {len(variant.knobs)}, {{{knobs}}}, {{{tuned_view}}}, "
+        own = ", ".join(map(str, knob_settings(bucket.variant, bucket.params)))
+        general = ", ".join(map(str, knob_settings(bucket.general_variant, bucket.general_params or {}))) \
+            if bucket.general_variant else "-1, 0, {}"
+        bucket_rows.append(f"    {{{{{view_values}}}, {own}, {general}, {{{tuned_view}}}, "
                            f"{_double(math.prod(bucket.shape))}}},  // {'x'.join(map(str, bucket.shape))}")
     context_code = [f"    {names.slot(k)} = {names.value(v)};  // {k}" for k, v in constants.items()]
     inputs = [a.tensor or a.name for a in some_space.args if a.kind == "in"]

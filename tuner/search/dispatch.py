@@ -19,11 +19,12 @@ shape at call time is served by `Dispatcher.choose`, whose rule is:
    nearest bucket's variant with the fewest structural knobs changed that can (`Choice.adjusted`, another build).
 5. Nothing serves it: `NoKernelForShape`.
 
-The table is checked where the rule hands a shape from one bucket to the next (`check_table`): at the geometric
-midpoint of each pair of neighbouring buckets and at the range's two ends, the dispatched kernel must be correct on
-every input set and no slower than the operator's baseline there (CHECK_RTOL); where it is not, the baseline's
-knobs become a bucket of their own at that shape. Evaluations go through the run's backend, every time labelled
-as it says.
+The table is checked (`check_table`) where the rule hands a shape from one bucket to the next (the geometric
+midpoint of neighbouring buckets) and where a bucket's kernel meets shapes unlike its own (its shape with the first
+or the last dimension halved or doubled: a precision that holds for short rows may not for long ones): there the
+dispatched kernel must be correct on every input set and no slower than the operator's baseline (CHECK_RTOL);
+where it is not, the baseline's knobs become a bucket of their own at that shape. A check samples the range; it
+does not prove every shape. Evaluations go through the run's backend, every time labelled as it says.
 """
 
 from __future__ import annotations
@@ -79,6 +80,16 @@ class Bucket:
     run: str
     weight: float = 1.0
     origin: str = "tuned"
+    # What serves the shapes other than its own where the winner is wrong at one of the check's probes: the fastest
+    # of its run's top trials (else the baseline) that is right at every probe it serves; None: the winner.
+    general_variant: str | None = None
+    general_params: dict[str, Any] | None = None
+
+    def kernel_for(self, view: Mapping[str, int]) -> tuple[str, dict[str, Any]]:
+        """The variant and knobs it serves a shape of this view with: its own winner at its own view."""
+        if self.general_variant is None or dict(view) == self.view:
+            return self.variant, self.params
+        return self.general_variant, self.general_params or {}
 
 
 @dataclass(frozen=True)
@@ -218,17 +229,18 @@ class Dispatcher:
         order = sorted(self.table.buckets, key=lambda b: (_distance(view, b.view), math.prod(b.shape)))
         carried = []
         for bucket in order:
-            variant = self.space(bucket).variant(bucket.variant)
-            knobs = _carried(variant, bucket.params, self.context(bucket.shape), context)
+            name, params = bucket.kernel_for(view)
+            variant = self.space(bucket).variant(name)
+            knobs = _carried(variant, params, self.context(bucket.shape), context)
             carried.append(knobs)
             point = variant.evaluate(knobs, context)
             if point.feasible:
-                return Choice(bucket, variant, knobs, point, adjusted=knobs != bucket.params)
+                return Choice(bucket, variant, knobs, point, adjusted=knobs != params)
             params = _nearest_with(variant, knobs, variant.structural(knobs), context)
             if params is not None:
                 return Choice(bucket, variant, params, variant.evaluate(params, context), adjusted=True)
         for bucket, knobs in zip(order, carried, strict=True):
-            variant = self.space(bucket).variant(bucket.variant)
+            variant = self.space(bucket).variant(bucket.kernel_for(view)[0])
             for structural in _structural_by_change(variant, knobs):
                 params = _nearest_with(variant, knobs, structural, context)
                 if params is not None:
@@ -331,25 +343,70 @@ def _midpoint(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
 
 
 def probe_shapes(table: DispatchTable) -> list[tuple[int, ...]]:
-    """Where the rule hands a shape from one bucket to the next: the geometric midpoints of neighbouring tuned
-    shapes (ordered by size), and toward the range's ends (the smallest tuned shape with its first or its last
-    dimension divided by RANGE_FACTOR, the largest with either multiplied by it; `check_table` skips those outside
-    the range)."""
+    """Where a bucket's kernel serves shapes unlike its own: the geometric midpoints of neighbouring tuned shapes
+    (ordered by size), and each tuned shape with its first or its last dimension divided or multiplied by
+    RANGE_FACTOR, toward the range's edges (a precision that holds for short rows may not for long ones);
+    `check_table` skips those outside the range."""
     tuned = sorted({b.shape for b in table.buckets if b.origin == "tuned"}, key=lambda s: (math.prod(s), s))
     shapes = [m for a, b in itertools.pairwise(tuned) if (m := _midpoint(a, b)) is not None]
-    for shape, scale in ((tuned[0], lambda d: max(1, d // RANGE_FACTOR)), (tuned[-1], lambda d: d * RANGE_FACTOR)):
-        shapes += [(scale(shape[0]), *shape[1:]), (*shape[:-1], scale(shape[-1]))]
+    for shape in tuned:
+        for scale in (lambda d: max(1, d // RANGE_FACTOR), lambda d: d * RANGE_FACTOR):
+            shapes += [(scale(shape[0]), *shape[1:]), (*shape[:-1], scale(shape[-1]))]
     known = set(tuned)
     return [s for s in dict.fromkeys(shapes) if s not in known]
 
 
-def check_table(dispatcher: Dispatcher, backend: Backend) -> DispatchTable:
-    """The table with its check done (`Probe`s), and a baseline bucket wherever the dispatched kernel is wrong or
-    slower than the baseline at a probe."""
+def check_table(dispatcher: Dispatcher, backend: Backend,
+                alternatives: Mapping[str, Sequence[tuple[str, dict[str, Any]]]] | None = None) -> DispatchTable:
+    """The table with its check done (`Probe`s). A bucket whose winner is wrong at a probe it serves keeps the
+    winner for its own shape and serves the others with the first of `alternatives[run]` (its run's next fastest
+    trials, variant and knobs) right at every such probe, else with the baseline; then, wherever the dispatched
+    kernel is wrong or slower than the baseline at a probe, the baseline's knobs become a bucket at that shape."""
+    table = dispatcher.table
+    shapes = probe_shapes(table)
+    served: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+    fragile = set()
+    for shape in shapes:
+        try:
+            choice = dispatcher.choose(shape)
+        except UsageError:
+            continue
+        served.setdefault(choice.bucket.shape, []).append(shape)
+        if not measure_at(dispatcher, backend, shape, choice.variant, choice.params,
+                          dispatcher.space(choice.bucket)).ok:
+            fragile.add(choice.bucket.shape)
+    buckets = list(table.buckets)
+    for i, bucket in enumerate(buckets):
+        if bucket.shape not in fragile:
+            continue
+        space = dispatcher.space(bucket)
+        found = space.baseline(dispatcher.context(bucket.shape))
+        options = [*(alternatives or {}).get(bucket.run, ()), *([(found[0].variant, found[1])] if found else [])]
+        for name, params in options:
+            trial = replace(bucket, general_variant=name, general_params=dict(params))
+            dispatcher.table = replace(table, buckets=(*buckets[:i], trial, *buckets[i + 1:]))
+            if all(_right_at(dispatcher, backend, shape, bucket.shape) for shape in served[bucket.shape]):
+                buckets[i] = trial
+                break
+    dispatcher.table = table = replace(table, buckets=tuple(buckets))
+    return _probed(dispatcher, backend, shapes)
+
+
+def _right_at(dispatcher: Dispatcher, backend: Backend, shape: tuple[int, ...], bucket: tuple[int, ...]) -> bool:
+    """Whether the kernel the rule picks at `shape` is right there (a shape another bucket now serves counts)."""
+    choice = dispatcher.choose(shape)
+    if choice.bucket.shape != bucket:
+        return True
+    return measure_at(dispatcher, backend, shape, choice.variant, choice.params, dispatcher.space(choice.bucket)).ok
+
+
+def _probed(dispatcher: Dispatcher, backend: Backend, shapes: list[tuple[int, ...]]) -> DispatchTable:
+    """The table's probes measured against the baseline, with a baseline bucket wherever the dispatched kernel is
+    wrong or slower."""
     table = dispatcher.table
     probes: list[Probe] = []
     extra: list[Bucket] = []
-    for shape in probe_shapes(table):
+    for shape in shapes:
         try:
             choice = dispatcher.choose(shape)
         except ShapeOutOfRange:
@@ -359,8 +416,7 @@ def check_table(dispatcher: Dispatcher, backend: Backend) -> DispatchTable:
             continue
         space = dispatcher.space(choice.bucket)
         chosen = measure_at(dispatcher, backend, shape, choice.variant, choice.params, space)
-        context = dispatcher.context(shape)
-        found = space.baseline(context)
+        found = space.baseline(dispatcher.context(shape))
         if found is None:
             probes.append(Probe(shape, choice.bucket.shape, chosen.value, None,
                                 "ok" if chosen.ok else f"wrong: {chosen.detail}"))
@@ -457,6 +513,9 @@ def tune_shapes(config: Any, shapes: Sequence[tuple[tuple[int, ...], float]], na
                               summary.best.value, baseline, summary.run, weight=weights[shape]))
     table = DispatchTable(name, config.op, config.dtype, config.soc, config.backend, summaries[0].time_source,
                           dict(config.options), tuple(buckets), _ranges([b.view for b in buckets]))
+    alternatives = {s.run: [(row.variant, dict(row.params)) for row in sorted(
+        (row for rows in s.top.values() for row in rows if row.value is not None), key=lambda row: row.value)
+        if (row.variant, row.params) != (s.best.variant, s.best.params)] for s in summaries}
     dispatcher = Dispatcher.load(table, config.runs_dir, config.project)
-    table = check_table(dispatcher, backend or make_backend(config.backend, config.soc))
+    table = check_table(dispatcher, backend or make_backend(config.backend, config.soc), alternatives)
     return ShapeSetResult(table, summaries, table.write(config.runs_dir / name))
