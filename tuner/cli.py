@@ -359,7 +359,6 @@ def _print_shape_set(result, as_json: bool) -> None:
     from tuner.console import shape_set_table
 
     Console().print(shape_set_table(result))
-    click.echo(f"wrote {result.path}")
 
 
 EXPORT_FORMATS = ("kernel-launch", "cann-op", "torch")
@@ -493,6 +492,8 @@ def optimize(op: str, shape: str, shapes_text: str | None, shapes_file: Path | N
         sys.exit(EXIT_INTERRUPTED)
     if isinstance(summary, ShapeSetResult):
         _print_shape_set(summary, as_json)
+        if not as_json:
+            click.echo(f"wrote {summary.path}")
         return
     if prepare:
         click.echo(json.dumps({"studies": summary}) if as_json else "\n".join(summary))
@@ -511,9 +512,16 @@ def optimize(op: str, shape: str, shapes_text: str | None, shapes_file: Path | N
 @click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as one JSON object.")
 def show(run: str | None, storage: str | None, runs_dir: Path, as_json: bool) -> None:
-    """List the runs in the storage, or show one run: baseline, best, trials by state and error class."""
+    """List the runs in the storage, or show one run (baseline, best, trials by state and error class) or shape set
+    (its dispatch table)."""
+    from tuner.search.dispatch import TABLE_FILE, DispatchTable, ShapeSetResult
     from tuner.search.report import summarize
     from tuner.search.storage import open_storage, run_studies
+
+    if run is not None and (runs_dir / run / TABLE_FILE).is_file():
+        table = _run_guarded(lambda: DispatchTable.read(runs_dir / run))
+        _print_shape_set(ShapeSetResult(table, [], runs_dir / run / TABLE_FILE), as_json)
+        return
 
     def go():
         store, url = open_storage(storage, runs_dir)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -195,3 +196,27 @@ def test_a_bucket_with_a_general_kernel_keeps_its_winner_for_its_own_shape_only(
     assert d.choose((2, 2, 1024)).params == winner.params  # the same view: rows 4, cols 1024
     elsewhere = d.choose((5, 1024)).params
     assert elsewhere["compute"] == "fp32" and elsewhere["rows_per_tile"] == 2 and elsewhere["block_dim"] == 5
+
+
+def test_show_prints_a_shape_sets_table(tmp_path):
+    d = dispatcher(baseline_bucket((1, 1024)), baseline_bucket((64, 1024)))
+    d.table.write(tmp_path / "runs" / "set")
+    result = tuner_here("show", "set", "--json", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert [b["shape"] for b in json.loads(result.stdout)["buckets"]] == [[1, 1024], [64, 1024]]
+
+
+@pytest.mark.e2e
+def test_the_cli_tunes_a_weighted_shape_file_and_exports_the_set(tmp_path):
+    (tmp_path / "shapes.txt").write_text("# tokens x hidden\n1x512 10\n32x512 1\n")
+    result = tuner_here("optimize", "softmax", "--shapes-from", "shapes.txt", "--budget", "3", "--no-rewrites",
+                        "--json", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert [(b["shape"], b["weight"]) for b in out["buckets"] if b["origin"] == "tuned"] == [([1, 512], 10.0),
+                                                                                           ([32, 512], 1.0)]
+    assert out["weighted_speedup"] >= 1.0 and Path(out["path"]).is_file()
+    for fmt, marker in (("torch", "pyproject.toml"), ("cann-op", "op_host"), ("kernel-launch", "1x512/kernel.json")):
+        result = tuner_here("export", out["name"], f"out-{fmt}", "--format", fmt, cwd=tmp_path)
+        assert result.exit_code == 0, result.stderr
+        assert (tmp_path / f"out-{fmt}" / marker).exists(), fmt
