@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -215,8 +214,63 @@ def test_the_cli_tunes_a_weighted_shape_file_and_exports_the_set(tmp_path):
     out = json.loads(result.stdout)
     assert [(b["shape"], b["weight"]) for b in out["buckets"] if b["origin"] == "tuned"] == [([1, 512], 10.0),
                                                                                            ([32, 512], 1.0)]
-    assert out["weighted_speedup"] >= 1.0 and Path(out["path"]).is_file()
+    assert out["weighted_speedup"] >= 1.0 and (tmp_path / out["path"]).is_file()
     for fmt, marker in (("torch", "pyproject.toml"), ("cann-op", "op_host"), ("kernel-launch", "1x512/kernel.json")):
         result = tuner_here("export", out["name"], f"out-{fmt}", "--format", fmt, cwd=tmp_path)
         assert result.exit_code == 0, result.stderr
         assert (tmp_path / f"out-{fmt}" / marker).exists(), fmt
+
+
+ROWNORM = "import torch\n\n\ndef rownorm(x):\n    return x / (x.abs().amax(-1, keepdim=True) + 1.0)\n"
+
+
+def test_a_functions_first_tensor_takes_each_shape_and_a_task_file_is_refused(tmp_path):
+    from tuner.graph.load import inputs_at
+
+    assert inputs_at("x=float16[4,1024], w=float16[1024], eps=1e-06", (7, 1024)) == \
+        "x=float16[7,1024], w=float16[1024], eps=1e-06"
+    (tmp_path / "ops.py").write_text(ROWNORM)
+    (tmp_path / "task.py").write_text(ROWNORM + "class Model(torch.nn.Module):\n    def forward(self, x):\n"
+                                      "        return rownorm(x)\n\n\ndef get_inputs():\n"
+                                      "    return [torch.randn(4, 64)]\n\n\ndef get_init_inputs():\n    return []\n")
+    one_line_error(tuner_here("optimize", "task.py", "--shapes", "4x64,8x64", cwd=tmp_path), 2,
+                   "a task file's shapes are its get_inputs()", "PATH.py:FUNCTION")
+
+
+@pytest.mark.e2e
+def test_a_function_generated_from_pytorch_tuned_for_four_shapes_serves_ten_it_was_not_tuned_for(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "ops.py").write_text(ROWNORM)
+    config = RunConfig(op="ops.py:rownorm", task=tmp_path / "ops.py", function="rownorm", inputs="x=float16[1,1024]",
+                       soc=SOC, budget=3, runs_dir=tmp_path / "runs", rewrites=False, jobs=2)
+    tuned = [(1, 1024), (8, 1024), (64, 1024), (256, 1024)]
+    result = tune_shapes(config, [(s, 1.0) for s in tuned])
+    d = Dispatcher.load(result.table, config.runs_dir)
+    for bucket in (b for b in result.table.buckets if b.origin == "tuned"):
+        summary = next(s for s in result.summaries if s.run == bucket.run)
+        assert bucket.params == summary.best.params
+        assert d.choose(bucket.shape).params == bucket.params
+    backend = make_backend("sim", SOC)
+    for shape in ((1, 1000), (2, 1024), (3, 2000), (5, 1023), (13, 1500), (30, 1024), (47, 600), (100, 2048),
+                  (200, 1000), (500, 1100)):
+        choice = d.choose(shape)
+        measured = measure_at(d, backend, shape, choice.variant, choice.params, d.space(choice.bucket))
+        assert measured.ok and measured.verified_sets == 3, (shape, measured.detail)
+    # its torch package, installed, under torch.compile at a shape captured inside the compiled call
+    from tuner.search.binding import write_torch_package
+
+    write_torch_package(d, config.runs_dir, tmp_path / "pkg")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target",
+                    str(tmp_path / "site"), str(tmp_path / "pkg")], check=True, capture_output=True)
+    check = ("import torch, tuner_op_ops_rownorm\nf = torch.compile(lambda x: torch.ops.tuner.ops_rownorm(x) + 1)\n"
+             "x = torch.randn(6, 1024, dtype=torch.float16)\n"
+             "ref = x.double() / (x.double().abs().amax(-1, keepdim=True) + 1) + 1\n"
+             "print(float((f(x).double() - ref).abs().max()))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert float(proc.stdout.split()[-1]) < 2e-3

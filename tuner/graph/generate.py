@@ -375,9 +375,8 @@ def _space_yaml(op: str, origin: str, ins: list[KernelTensor], outs: list[Kernel
     return header + yaml.safe_dump(space, sort_keys=False, width=120)
 
 
-def write_project(root: Path, op: str, lowered: Lowered | Staged, graph: Graph, origin: str) -> None:
-    """The generated template and space under `root`, each written only where it is not there yet (so a user's
-    edits stay), through a temporary file so a killed run leaves no half-written file."""
+def project_files(root: Path, op: str, lowered: Lowered | Staged, graph: Graph, origin: str) -> dict[Path, str]:
+    """The generated space and templates, by their paths under `root`."""
     files = {root / "search_spaces" / f"{op}.yaml": space_text(lowered, op, origin)}
     if isinstance(lowered, Staged):
         folder = root / "templates" / "ascendc" / op / VARIANT
@@ -391,7 +390,13 @@ def write_project(root: Path, op: str, lowered: Lowered | Staged, graph: Graph, 
     for name, kernel in kernels.items():
         files[root / "templates" / "ascendc" / op / name / "kernel.cpp.j2"] = template_text(
             kernel, graph, origin, shared and not kernel.totals)
-    for path, text in files.items():
+    return files
+
+
+def write_project(root: Path, op: str, lowered: Lowered | Staged, graph: Graph, origin: str) -> None:
+    """The generated template and space under `root` (`project_files`), each written only where it is not there yet
+    (so a user's edits stay), through a temporary file so a killed run leaves no half-written file."""
+    for path, text in project_files(root, op, lowered, graph, origin).items():
         if path.exists():
             continue
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ import torch
 
 from tuner.errors import UsageError
 
-__all__ = ["Task", "TaskError", "load_function", "load_task", "parse_inputs"]
+__all__ = ["Task", "TaskError", "inputs_at", "load_function", "load_task", "parse_inputs"]
 
 TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
                 "int32": torch.int32, "int64": torch.int64, "bool": torch.bool}
@@ -96,6 +96,19 @@ def parse_inputs(text: str) -> list[tuple[str, Any]]:
     if not items:
         raise TaskError("--inputs is empty: name the function's arguments, e.g. 'x=float16[4096,4096]'")
     return items
+
+
+def inputs_at(text: str, shape: tuple[int, ...]) -> str:
+    """`--inputs` with its first tensor's shape replaced by `shape` (the others and the constants as given): how a
+    shape set (`--shapes`) tunes a function at each of its shapes."""
+    items = parse_inputs(text)
+    first = next((i for i, (_, value) in enumerate(items) if isinstance(value, tuple)), None)
+    if first is None:
+        raise TaskError("--shapes: --inputs names no tensor whose shape the set could change")
+    name, (dtype, _) = items[first]
+    items[first] = (name, (dtype, tuple(shape)))
+    return ", ".join(f"{n}={v[0]}[{','.join(map(str, v[1]))}]" if isinstance(v, tuple) else f"{n}={v!r}"
+                     for n, v in items)
 
 
 class _Function(torch.nn.Module):

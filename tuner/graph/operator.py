@@ -17,7 +17,7 @@ import torch
 import yaml
 
 from tuner.graph.capture import CaptureError, capture
-from tuner.graph.generate import KERNEL, TILING_STRUCT, write_project
+from tuner.graph.generate import KERNEL, TILING_STRUCT, project_files, write_project
 from tuner.graph.ir import DTYPES, Graph, Input, TensorType
 from tuner.graph.load import TORCH_DTYPES, Task, TaskError, load_function, load_task, parse_inputs
 from tuner.graph.lower import KernelTensor, Lowered, LoweringError
@@ -90,6 +90,14 @@ class GraphOperator(Operator):
             partial = root / "task.py.partial"
             partial.write_bytes(self.source.read_bytes())
             partial.replace(copy_path)
+
+    def templates(self) -> dict[str, str]:
+        """The generated templates, by their paths in a project (`templates/ascendc/<op>/<variant>/...`): two shapes
+        whose templates are the same text share its builds. None without a generated kernel."""
+        if self.lowered is None or self.graph is None:
+            return {}
+        files = project_files(Path(), self.name, self.lowered, self.graph, self.source.name)
+        return {str(path): text for path, text in files.items() if path.parts[0] == "templates"}
 
     def _unlowered_space(self) -> str:
         args = [{"name": t.name, "kind": "in", "tensor": t.value} for t in self.ins] + \

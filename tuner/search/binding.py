@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +32,23 @@ from tuner.search.dispatch import Choice, Dispatcher, DispatchTable, NoKernelFor
 from tuner.search.evaluate import kernel_args
 from tuner.space.render import render_kernel
 
-__all__ = ["KernelFault", "TunedOp", "build_key", "exported_builds", "write_torch_package"]
+__all__ = ["KernelFault", "TunedOp", "build_key", "exported_builds", "op_identifier", "write_torch_package"]
 
 BUILDS_DIR = "builds"
-VARIANTS_DIR = "variants"
+RUNS_DIR = "runs"  # each bucket's run: its rewritten variants, and a generated operator's project
+TASK_FILE = "task.py"
 _TORCH_DTYPES = {torch.float16: "float16", torch.float32: "float32", torch.bfloat16: "bfloat16"}
 
 
 class KernelFault(RuntimeError):
     """The simulator found a fault in the tuned kernel at a shape (an out-of-bounds access, a race): the outputs
     cannot be trusted."""
+
+
+def op_identifier(table: DispatchTable) -> str:
+    """The name `torch.ops.tuner.<name>` registers: the operator's, as a Python identifier (`ops.scaled` → `ops_scaled`
+    for a function generated from PyTorch)."""
+    return re.sub(r"\W", "_", table.op)
 
 
 def build_key(choice: Choice) -> str:
@@ -91,8 +100,10 @@ class TunedOp:
     def load(cls, directory: Path) -> TunedOp:
         """The op an exported package holds (`write_torch_package`)."""
         table = DispatchTable.read(directory)
+        if table.task is not None:
+            table = replace(table, task={**table.task, "path": str(directory / TASK_FILE)})
         builds = {p.stem: p.read_text() for p in sorted((directory / BUILDS_DIR).glob("*.cpp"))}
-        return cls(Dispatcher.load(table, directory / VARIANTS_DIR), builds)
+        return cls(Dispatcher.load(table, directory / RUNS_DIR), builds)
 
     @property
     def backend(self):
@@ -102,13 +113,13 @@ class TunedOp:
 
     def check(self, tensors: Sequence[torch.Tensor]) -> tuple[Choice, str]:
         """The choice and build for these inputs; UsageError (one line) for a wrong count, shape or dtype."""
-        name = f"torch.ops.tuner.{self.table.op}"
+        name = f"torch.ops.tuner.{op_identifier(self.table)}"
         if len(tensors) != len(self.inputs):
             raise UsageError(f"{name} takes {len(self.inputs)} tensors ({', '.join(self.inputs)}), got {len(tensors)}")
         shape = tuple(int(d) for d in tensors[0].shape)
         dtype = _TORCH_DTYPES.get(tensors[0].dtype, str(tensors[0].dtype))
         choice = self.dispatcher.choose(shape, dtype)
-        op = self.dispatcher.op
+        op = self.dispatcher.op_for(shape)
         expected_shapes = op.input_shapes(shape)
         expected_dtypes = op.input_dtypes(self.table.dtype)
         for tensor_name, tensor in zip(self.inputs, tensors, strict=True):
@@ -128,7 +139,7 @@ class TunedOp:
     def output_like(self, tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
         """Empty outputs of the right shapes and dtypes (the fake kernel's answer)."""
         shape = tuple(int(d) for d in tensors[0].shape)
-        op = self.dispatcher.op
+        op = self.dispatcher.op_for(shape)
         shapes, dtypes = op.output_shapes(shape), op.output_dtypes(self.table.dtype)
         inverse = {v: k for k, v in _TORCH_DTYPES.items()}
         return [tensors[0].new_empty(shapes.get(n, shape), dtype=inverse[dtypes.get(n, self.table.dtype)])
@@ -141,14 +152,14 @@ class TunedOp:
         if build.artifact is None:
             raise KernelFault(f"build {key} does not compile here: {build.error.summary if build.error else ''}")
         shape = tuple(int(d) for d in tensors[0].shape)
-        op = self.dispatcher.op
+        op = self.dispatcher.op_for(shape)
         arrays = {n: np.ascontiguousarray(to_numpy(t.detach().cpu())) for n, t in zip(self.inputs, tensors,
                                                                                          strict=True)}
         args = kernel_args(space, arrays, op.output_shapes(shape), self.table.dtype, pack_tiling(choice.point.tiling),
                            op.output_dtypes(self.table.dtype), space.workspace_bytes(choice.point))
         result = self.backend.run(build.artifact, args, choice.point.block_dim)
         if result.faults:
-            raise KernelFault(f"torch.ops.tuner.{self.table.op} at {shape_text(shape)}: {result.faults[0]}")
+            raise KernelFault(f"torch.ops.tuner.{op_identifier(self.table)} at {shape_text(shape)}: {result.faults[0]}")
         return [to_torch(a) for a in result.outputs]
 
 
@@ -156,7 +167,8 @@ def write_torch_package(dispatcher: Dispatcher, runs_dir: Path, dest: Path) -> P
     """Write the installable package of `torch.ops.tuner.<op>` to `dest`: pyproject.toml, the module (registration,
     fake kernel), the dispatch table, every build's source and the rewritten variants its buckets use."""
     table = dispatcher.table
-    package = f"tuner_op_{table.op}"
+    op = op_identifier(table)
+    package = f"tuner_op_{op}"
     root = dest / package
     builds = exported_builds(dispatcher)
     try:
@@ -167,13 +179,15 @@ def write_torch_package(dispatcher: Dispatcher, runs_dir: Path, dest: Path) -> P
         for key, source in builds.items():
             (root / BUILDS_DIR / f"{key}.cpp").write_text(source)
         for run in {b.run for b in table.buckets}:
-            variants = runs_dir / run / VARIANTS_DIR
-            if variants.is_dir():
-                shutil.copytree(variants, root / VARIANTS_DIR / run / VARIANTS_DIR, dirs_exist_ok=True)
+            for part in ("variants", "project"):
+                if (runs_dir / run / part).is_dir():
+                    shutil.copytree(runs_dir / run / part, root / RUNS_DIR / run / part, dirs_exist_ok=True)
+        if table.task is not None:
+            shutil.copyfile(table.task["path"], root / TASK_FILE)
         space = next(iter(dispatcher.spaces.values()))
         inputs = [a.tensor or a.name for a in space.args if a.kind == "in"]
         outputs = [a.tensor or a.name for a in space.args if a.kind == "out"]
-        context = {"op": table.op, "package": package, "table": table, "inputs": inputs, "outputs": outputs,
+        context = {"op": op, "package": package, "table": table, "inputs": inputs, "outputs": outputs,
                    "builds": sorted(builds)}
         (root / "__init__.py").write_text(render_template("torch/__init__.py.j2", **context))
         (dest / "pyproject.toml").write_text(render_template("torch/pyproject.toml.j2", **context))

@@ -208,6 +208,9 @@ def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
     """Write the CANN custom-operator project of `dispatcher`'s table to `dest`; CannExportError for what its C++
     cannot express."""
     table = dispatcher.table
+    if table.task is not None:
+        raise CannExportError(f"{table.name} is a function generated from PyTorch: its context at a shape is its "
+                              "lowering there, which the export's C++ cannot compute yet (export it as torch)")
     builds = exported_builds(dispatcher)
     some_space = next(iter(dispatcher.spaces.values()))
     kernel = some_space.kernel

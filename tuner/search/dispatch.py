@@ -33,7 +33,9 @@ import hashlib
 import itertools
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,9 @@ class DispatchTable:
     buckets: tuple[Bucket, ...]
     ranges: dict[str, tuple[int, int]]
     probes: tuple[Probe, ...] = ()
+    # A set of a function generated from PyTorch: the file, the function and its --inputs, whose first tensor takes
+    # each shape (`tuner.graph.load.inputs_at`); None for a packaged operator.
+    task: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -133,7 +138,7 @@ class DispatchTable:
                            for p in data.get("probes", ()))
             ranges = {k: (int(lo), int(hi)) for k, (lo, hi) in data["ranges"].items()}
             return cls(data["name"], data["op"], data["dtype"], data["soc"], data["backend"], data["time_source"],
-                       dict(data.get("options", {})), buckets, ranges, probes)
+                       dict(data.get("options", {})), buckets, ranges, probes, data.get("task"))
         except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"not a dispatch table: {exc}") from None
 
@@ -182,14 +187,20 @@ class Dispatcher:
     def __init__(self, table: DispatchTable, op: Operator, spaces: Mapping[str, SearchSpace]) -> None:
         self.table, self.op, self.spaces = table, op, dict(spaces)
         self.soc = get_soc(table.soc)
+        self._ops: dict[tuple[int, ...], Operator] = {}
+        self._serves: dict[tuple[str, str, tuple[int, ...]], bool] = {}
 
     @classmethod
     def load(cls, table: DispatchTable, runs_dir: Path, project: Path | None = None) -> Dispatcher:
-        """Bind `table` to its packaged operator and each bucket's run's space (with that run's rewritten variants
-        from `runs_dir/<run>/variants/`)."""
+        """Bind `table` to its operator and each bucket's run's space (with that run's rewritten variants from
+        `runs_dir/<run>/variants/`): a packaged operator's own, or a generated one's from `runs_dir/<run>/project/`."""
         from tuner.ops import get_operator
         from tuner.space.spaces import PROJECT_ROOT
 
+        if table.task is not None:
+            op = _generated(table.task, table.buckets[0].shape)
+            return cls(table, op, {b.run: with_rewrites(load_space(op.name, runs_dir / b.run / "project"),
+                                                        runs_dir / b.run / "variants") for b in table.buckets})
         op = get_operator(table.op).with_options(table.options)
         base = load_space(table.op, project or PROJECT_ROOT)
         spaces = {b.run: with_rewrites(base, runs_dir / b.run / "variants") for b in table.buckets}
@@ -198,8 +209,34 @@ class Dispatcher:
     def space(self, bucket: Bucket) -> SearchSpace:
         return self.spaces[bucket.run]
 
+    def op_for(self, shape: tuple[int, ...]) -> Operator:
+        """The operator at `shape`: a packaged one serves every shape; a generated one is captured and lowered
+        again with its first tensor at `shape` (once per shape)."""
+        if self.table.task is None:
+            return self.op
+        if shape not in self._ops:
+            self._ops[shape] = _generated(self.table.task, shape)
+        return self._ops[shape]
+
     def context(self, shape: tuple[int, ...]) -> dict[str, Any]:
-        return run_context(self.op, shape, self.table.dtype, self.soc)
+        return run_context(self.op_for(shape), shape, self.table.dtype, self.soc)
+
+    def serves(self, bucket: Bucket, variant: Variant, shape: tuple[int, ...]) -> bool:
+        """Whether `variant` of `bucket` can run at `shape`: always for a packaged operator; for a generated one, when
+        the kernel generated at `shape` is its template, text for text but for the comments (so a rewritten variant,
+        whose template is not the generated one, serves its own shape only)."""
+        if self.table.task is None:
+            return True
+        key = (bucket.run, variant.name, shape)
+        if key not in self._serves:
+            generated = self.op_for(shape).templates()
+            folder = variant.template.parent
+            relative = Path("templates", "ascendc", folder.parent.name, folder.name)
+            files = sorted(folder.glob("*.j2"))
+            self._serves[key] = bool(files) and all(
+                _uncommented(generated.get(str(relative / f.name), "")) == _uncommented(f.read_text())
+                for f in files) and len([k for k in generated if k.startswith(str(relative) + "/")]) == len(files)
+        return self._serves[key]
 
     def check_in_range(self, shape: tuple[int, ...], dtype: str | None = None) -> dict[str, int]:
         """The shape's view; ShapeOutOfRange or NoKernelForShape (a dtype other than the table's) when the table
@@ -228,6 +265,7 @@ class Dispatcher:
         context = self.context(shape)
         order = sorted(self.table.buckets, key=lambda b: (_distance(view, b.view), math.prod(b.shape)))
         carried = []
+        order = [b for b in order if self.serves(b, self.space(b).variant(b.kernel_for(view)[0]), shape)]
         for bucket in order:
             name, params = bucket.kernel_for(view)
             variant = self.space(bucket).variant(name)
@@ -247,6 +285,23 @@ class Dispatcher:
                     return Choice(bucket, variant, params, variant.evaluate(params, context), adjusted=True)
         raise NoKernelForShape(f"nothing in {self.table.name} can serve shape {shape_text(shape)}: no point of its "
                                "buckets' variants is feasible there")
+
+
+def _uncommented(template: str) -> str:
+    """A template without its Jinja comments (a generated one describes its shape there): what renders."""
+    return re.sub(r"\{#.*?#\}", "", template, flags=re.S)
+
+
+def _generated(task: Mapping[str, str], shape: tuple[int, ...]) -> Operator:
+    """The operator of a function generated from PyTorch with its first tensor at `shape`, captured on a thread of
+    its own: a call under torch.compile runs inside dispatch modes (thread-local) that torch.export must not trace
+    through."""
+    from tuner.graph.load import inputs_at
+    from tuner.search.config import task_operator
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(task_operator, Path(task["path"]), task["function"], inputs_at(task["inputs"], shape),
+                           task.get("name")).result()
 
 
 def _carried(variant: Variant, params: Mapping[str, Any], tuned: Mapping[str, Any],
@@ -331,7 +386,7 @@ def set_name(op: str, shapes: Sequence[tuple[int, ...]], dtype: str, soc: str, b
 def measure_at(dispatcher: Dispatcher, backend: Backend, shape: tuple[int, ...], variant: Variant,
                params: Mapping[str, Any], space: SearchSpace) -> Measurement:
     """A point of `variant` at `shape` built, run on every input set, checked against the reference and timed."""
-    inputs = RunInputs(dispatcher.op, shape, dispatcher.table.dtype)
+    inputs = RunInputs(dispatcher.op_for(shape), shape, dispatcher.table.dtype)
     evaluator = Evaluator(space, variant, backend, CompileCache(backend), inputs, dispatcher.context(shape))
     return evaluator.evaluate(params)
 
@@ -479,12 +534,14 @@ def table_of_run(storage: Any, storage_url: str, run: str, runs_dir: Path) -> Di
 def check_shape_set(config: Any, shapes: Sequence[tuple[tuple[int, ...], float]]) -> None:
     """UsageError for a set the runs cannot make into one table: a task file, a shape twice, a shape the operator
     refuses."""
-    if config.task is not None:
-        raise UsageError("--shapes tunes a packaged operator; a task file's shapes come from its get_inputs()")
+    if config.task is not None and not config.function:
+        raise UsageError("--shapes: a task file's shapes are its get_inputs(); give one function of a file "
+                         "(PATH.py:FUNCTION --inputs ...), whose first tensor takes each shape")
     if len({s for s, _ in shapes}) != len(shapes):
         raise UsageError("--shapes: a shape appears twice")
-    for shape, _ in shapes:
-        config.operator.check_shape(shape)
+    if config.task is None:
+        for shape, _ in shapes:
+            config.operator.check_shape(shape)
 
 
 def tune_shapes(config: Any, shapes: Sequence[tuple[tuple[int, ...], float]], name: str | None = None,
@@ -500,19 +557,27 @@ def tune_shapes(config: Any, shapes: Sequence[tuple[tuple[int, ...], float]], na
     name = name or set_name(config.op, unique, config.dtype, config.soc, config.backend)
     summaries, buckets = [], []
     for shape in unique:
-        summary = make_optimizer(replace(config, shape=shape, run=None)).run()
+        if config.task is None:
+            run_config = replace(config, shape=shape, run=None)
+        else:
+            from tuner.graph.load import inputs_at
+
+            run_config = replace(config, inputs=inputs_at(config.inputs, shape), run=None)
+        summary = make_optimizer(run_config).run()
         summaries.append(summary)
         if on_run is not None:
             on_run(summary)
         if summary.best is None:
             raise NoKernelForShape(f"run {summary.run} found no correct kernel for shape {shape_text(shape)}; "
                                    "the set has no bucket there")
-        op = config.operator
+        op = run_config.operator
         baseline = summary.baseline.value if summary.baseline else None
         buckets.append(Bucket(shape, op.view(shape), summary.best.variant, dict(summary.best.params),
                               summary.best.value, baseline, summary.run, weight=weights[shape]))
+    task = {"path": str(Path(config.task).resolve()), "function": config.function or "", "inputs": config.inputs or "",
+            "name": config.op} if config.task is not None else None
     table = DispatchTable(name, config.op, config.dtype, config.soc, config.backend, summaries[0].time_source,
-                          dict(config.options), tuple(buckets), _ranges([b.view for b in buckets]))
+                          dict(config.options), tuple(buckets), _ranges([b.view for b in buckets]), task=task)
     alternatives = {s.run: [(row.variant, dict(row.params)) for row in sorted(
         (row for rows in s.top.values() for row in rows if row.value is not None), key=lambda row: row.value)
         if (row.variant, row.params) != (s.best.variant, s.best.params)] for s in summaries}
