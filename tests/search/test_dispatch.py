@@ -146,6 +146,21 @@ def test_the_kernels_the_rule_picks_are_right_at_shapes_nobody_tuned():
         assert measured.verified_sets == 3
 
 
+def assert_winners_and_right_at(result, d: Dispatcher, shapes) -> None:
+    """At each tuned shape the rule returns that bucket's winner; at each of `shapes` (untuned) the kernel it picks
+    is right on every input set (simulated)."""
+    for bucket in (b for b in result.table.buckets if b.origin == "tuned"):
+        summary = next(s for s in result.summaries if s.run == bucket.run)
+        assert bucket.params == summary.best.params and bucket.time_us == summary.best.value
+        choice = d.choose(bucket.shape)
+        assert choice.bucket == bucket and choice.params == bucket.params
+    backend = make_backend("sim", SOC)
+    for shape in shapes:
+        choice = d.choose(shape)
+        measured = measure_at(d, backend, shape, choice.variant, choice.params, d.space(choice.bucket))
+        assert measured.ok and measured.verified_sets == 3, (shape, measured.detail)
+
+
 @pytest.mark.e2e
 def test_a_softmax_tuned_for_four_shapes_serves_ten_it_was_not_tuned_for(tmp_path):
     config = RunConfig(op="softmax", dtype="float16", soc=SOC, budget=6, runs_dir=tmp_path / "runs", rewrites=False,
@@ -155,21 +170,12 @@ def test_a_softmax_tuned_for_four_shapes_serves_ten_it_was_not_tuned_for(tmp_pat
     table = result.table
     assert result.path == tmp_path / "runs" / table.name / "dispatch.json" and result.path.is_file()
     d = Dispatcher.load(table, config.runs_dir)
-    for bucket in (b for b in table.buckets if b.origin == "tuned"):
-        summary = next(s for s in result.summaries if s.run == bucket.run)
-        assert bucket.params == summary.best.params and bucket.time_us == summary.best.value
-        choice = d.choose(bucket.shape)
-        assert choice.bucket == bucket and choice.params == bucket.params
     # every probe is served by a kernel no slower than the baseline there, or the baseline took it
     for probe in table.probes:
         assert probe.verdict == "ok" or any(b.shape == probe.shape and b.origin == "baseline" for b in table.buckets)
-    backend = make_backend("sim", SOC)
     # one row; rows of a length that is no multiple of 32 bytes; fewer rows than cores; rows between buckets
-    for shape in ((1, 1025), (1, 4000), (2, 2047), (5, 1024), (13, 3000), (30, 2048), (47, 2050), (200, 1500),
-                  (300, 2048), (1000, 1111)):
-        choice = d.choose(shape)
-        measured = measure_at(d, backend, shape, choice.variant, choice.params, d.space(choice.bucket))
-        assert measured.ok and measured.verified_sets == 3, (shape, measured.detail)
+    assert_winners_and_right_at(result, d, ((1, 1025), (1, 4000), (2, 2047), (5, 1024), (13, 3000), (30, 2048),
+                                            (47, 2050), (200, 1500), (300, 2048), (1000, 1111)))
     with pytest.raises(ShapeOutOfRange):
         d.choose((2048, 2048))
     # the set's CANN export picks what the rule picks, and its kernels are right
@@ -249,16 +255,8 @@ def test_a_function_generated_from_pytorch_tuned_for_four_shapes_serves_ten_it_w
     tuned = [(1, 1024), (8, 1024), (64, 1024), (256, 1024)]
     result = tune_shapes(config, [(s, 1.0) for s in tuned])
     d = Dispatcher.load(result.table, config.runs_dir)
-    for bucket in (b for b in result.table.buckets if b.origin == "tuned"):
-        summary = next(s for s in result.summaries if s.run == bucket.run)
-        assert bucket.params == summary.best.params
-        assert d.choose(bucket.shape).params == bucket.params
-    backend = make_backend("sim", SOC)
-    for shape in ((1, 1000), (2, 1024), (3, 2000), (5, 1023), (13, 1500), (30, 1024), (47, 600), (100, 2048),
-                  (200, 1000), (500, 1100)):
-        choice = d.choose(shape)
-        measured = measure_at(d, backend, shape, choice.variant, choice.params, d.space(choice.bucket))
-        assert measured.ok and measured.verified_sets == 3, (shape, measured.detail)
+    assert_winners_and_right_at(result, d, ((1, 1000), (2, 1024), (3, 2000), (5, 1023), (13, 1500), (30, 1024),
+                                            (47, 600), (100, 2048), (200, 1000), (500, 1100)))
     # its torch package, installed, under torch.compile at a shape captured inside the compiled call
     from tuner.search.binding import write_torch_package
 
