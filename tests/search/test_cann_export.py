@@ -13,7 +13,7 @@ from tuner.data.socs import get_soc
 from tuner.ops import get_operator, operators
 from tuner.search.binding import build_key
 from tuner.search.cann_op import CPP_HELPERS, CannExportError, cpp_expression, write_cann_project
-from tuner.search.dispatch import Bucket, Dispatcher, DispatchTable
+from tuner.search.dispatch import Bucket, Dispatcher, DispatchTable, view_ranges
 from tuner.sim.project import simulate_project
 from tuner.space.spaces import load_space, run_context
 
@@ -112,9 +112,8 @@ def test_every_packaged_operator_exports_and_agrees_with_the_rule(name, tmp_path
     for shape in shapes:
         entry, params = space.baseline(run_context(op, shape, dtype, soc))
         buckets.append(Bucket(shape, op.view(shape), entry.variant, params, None, None, run="r"))
-    views = [b.view for b in buckets]
-    ranges = {k: (max(1, min(v[k] for v in views) // 2), max(v[k] for v in views) * 2) for k in views[0]}
-    table = DispatchTable("set", name, dtype, SOC, "sim", "simulated", {}, tuple(buckets), ranges)
+    table = DispatchTable("set", name, dtype, SOC, "sim", "simulated", {}, tuple(buckets),
+                          view_ranges([b.view for b in buckets]))
     d = Dispatcher(table, op, {"r": space})
     if name == "swiglu":  # its context's h = cols // 2 is Python the export cannot translate
         with pytest.raises(CannExportError, match="context name 'h' changes with the shape"):

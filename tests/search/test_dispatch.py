@@ -27,6 +27,7 @@ from tuner.search.dispatch import (
     probe_shapes,
     read_shapes_file,
     tune_shapes,
+    view_ranges,
 )
 from tuner.search.loop import RunConfig
 from tuner.space.spaces import load_space, run_context
@@ -43,9 +44,8 @@ def baseline_bucket(shape: tuple[int, ...], **override) -> Bucket:
 
 
 def dispatcher(*buckets: Bucket) -> Dispatcher:
-    views = [b.view for b in buckets]
-    ranges = {k: (max(1, min(v[k] for v in views) // 2), max(v[k] for v in views) * 2) for k in views[0]}
-    table = DispatchTable("set", "softmax", "float16", SOC, "sim", "simulated, Ascend910B2 model", {}, buckets, ranges)
+    table = DispatchTable("set", "softmax", "float16", SOC, "sim", "simulated, Ascend910B2 model", {}, buckets,
+                          view_ranges([b.view for b in buckets]))
     return Dispatcher(table, OP, {"r": SPACE})
 
 

@@ -12,6 +12,7 @@ Calls of the same ATen operator with the same arguments' shapes, dtypes and cons
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import logging
@@ -137,8 +138,8 @@ def _kind(target: str, args: list[Any]) -> tuple[str, str | None]:
 
 def _literal(text: Any) -> Any:
     try:
-        return eval(text, {"__builtins__": {}}, {})  # noqa: S307 - our own repr of an int, float or list
-    except Exception:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError):
         return text
 
 

@@ -15,7 +15,7 @@ import json
 import re
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,9 @@ from tuner.search.compile_cache import CompileCache
 from tuner.search.dispatch import Choice, Dispatcher, DispatchTable, NoKernelForShape, probe_shapes
 from tuner.search.evaluate import kernel_args
 from tuner.space.render import render_kernel
+from tuner.space.spaces import Variant
 
-__all__ = ["KernelFault", "TunedOp", "build_key", "exported_builds", "op_identifier", "write_torch_package"]
+__all__ = ["Build", "KernelFault", "TunedOp", "build_key", "exported_builds", "op_identifier", "write_torch_package"]
 
 BUILDS_DIR = "builds"
 RUNS_DIR = "runs"  # each bucket's run: its rewritten variants, and a generated operator's project
@@ -68,11 +69,21 @@ def _unaligned(shape: tuple[int, ...]) -> tuple[int, ...]:
     return (*shape[:-1], max(1, shape[-1] - 1))
 
 
-def exported_builds(dispatcher: Dispatcher) -> dict[str, str]:
-    """Build name → source of every build the rule picks at the table's buckets, its probes and one shape short of
+@dataclass(frozen=True)
+class Build:
+    """One build an export holds: its name (`build_key`), source, variant and structural knobs."""
+
+    key: str
+    source: str
+    variant: Variant
+    structural: dict[str, Any]
+
+
+def exported_builds(dispatcher: Dispatcher) -> dict[str, Build]:
+    """Build name → build, for every build the rule picks at the table's buckets, its probes and one shape short of
     whole 32-byte rows beside each: what a shape in the range needs (another is a one-line NoKernelForShape)."""
     shapes = [b.shape for b in dispatcher.table.buckets] + probe_shapes(dispatcher.table)
-    builds: dict[str, str] = {}
+    builds: dict[str, Build] = {}
     for shape in dict.fromkeys(shapes + [_unaligned(s) for s in shapes]):
         try:
             choice = dispatcher.choose(shape)
@@ -80,7 +91,8 @@ def exported_builds(dispatcher: Dispatcher) -> dict[str, str]:
             continue
         key = build_key(choice)
         if key not in builds:
-            builds[key] = _render(dispatcher, choice)
+            builds[key] = Build(key, _render(dispatcher, choice), choice.variant,
+                                choice.variant.structural(choice.params))
     return builds
 
 
@@ -88,8 +100,8 @@ class TunedOp:
     """`op(*inputs)` → the outputs, computed by the kernel the table picks for the inputs' shape, on the simulator.
     The inputs are the operator's, in the order of its kernel's `in` arguments; the first carries the shape."""
 
-    def __init__(self, dispatcher: Dispatcher, builds: Mapping[str, str], backend: Any = None) -> None:
-        self.dispatcher, self.builds = dispatcher, dict(builds)
+    def __init__(self, dispatcher: Dispatcher, sources: Mapping[str, str], backend: Any = None) -> None:
+        self.dispatcher, self.sources = dispatcher, dict(sources)
         self.table = dispatcher.table
         self._backend = backend
         space = next(iter(dispatcher.spaces.values()))
@@ -102,8 +114,8 @@ class TunedOp:
         table = DispatchTable.read(directory)
         if table.task is not None:
             table = replace(table, task={**table.task, "path": str(directory / TASK_FILE)})
-        builds = {p.stem: p.read_text() for p in sorted((directory / BUILDS_DIR).glob("*.cpp"))}
-        return cls(Dispatcher.load(table, directory / RUNS_DIR), builds)
+        sources = {p.stem: p.read_text() for p in sorted((directory / BUILDS_DIR).glob("*.cpp"))}
+        return cls(Dispatcher.load(table, directory / RUNS_DIR), sources)
 
     @property
     def backend(self):
@@ -131,7 +143,7 @@ class TunedOp:
             if _TORCH_DTYPES.get(tensor.dtype) != want_dtype:
                 raise UsageError(f"{name}: {tensor_name} is {tensor.dtype}, expected {want_dtype}")
         key = build_key(choice)
-        if key not in self.builds:
+        if key not in self.sources:
             raise NoKernelForShape(f"{name}: shape {shape_text(shape)} needs build {key}, which the export does not "
                                    "hold; tune the shape with --shapes and export again")
         return choice, key
@@ -148,7 +160,7 @@ class TunedOp:
     def __call__(self, *tensors: torch.Tensor) -> list[torch.Tensor]:
         choice, key = self.check(tensors)
         space = self.dispatcher.space(choice.bucket)
-        build = CompileCache(self.backend).build(self.builds[key], space.kernel)
+        build = CompileCache(self.backend).build(self.sources[key], space.kernel)
         if build.artifact is None:
             raise KernelFault(f"build {key} does not compile here: {build.error.summary if build.error else ''}")
         shape = tuple(int(d) for d in tensors[0].shape)
@@ -176,8 +188,8 @@ def write_torch_package(dispatcher: Dispatcher, runs_dir: Path, dest: Path) -> P
             shutil.rmtree(root / BUILDS_DIR)
         (root / BUILDS_DIR).mkdir(parents=True)
         table.write(root)
-        for key, source in builds.items():
-            (root / BUILDS_DIR / f"{key}.cpp").write_text(source)
+        for key, build in builds.items():
+            (root / BUILDS_DIR / f"{key}.cpp").write_text(build.source)
         for run in {b.run for b in table.buckets}:
             for part in ("variants", "project"):
                 if (runs_dir / run / part).is_dir():

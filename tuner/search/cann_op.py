@@ -16,7 +16,6 @@ of another exported build with the fewest structural knobs changed. `tuner simul
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import math
 import re
@@ -26,8 +25,8 @@ from typing import Any
 
 from tuner.backends.npu.package import render_template
 from tuner.errors import UsageError
-from tuner.search.binding import build_key, exported_builds
-from tuner.search.dispatch import RANGE_FACTOR, Dispatcher, probe_shapes
+from tuner.search.binding import Build, exported_builds
+from tuner.search.dispatch import RANGE_FACTOR, Dispatcher
 from tuner.space.expr import FUNCTIONS, parse
 from tuner.space.spaces import Variant
 
@@ -222,25 +221,25 @@ def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
     for key in view_keys:
         names.slot(key)
     # the variants the buckets and builds use, each with its index; the builds with theirs (the tiling key)
-    variants: dict[str, tuple[int, Variant, Any]] = {}
+    variants: dict[str, tuple[int, Variant]] = {}
     build_rows = []
     for bucket in table.buckets:
-        space = dispatcher.space(bucket)
         for name in filter(None, (bucket.variant, bucket.general_variant)):
             if name not in variants:
-                variants[name] = (len(variants), space.variant(name), space)
-    build_specs = _build_specs(dispatcher, builds)
+                variants[name] = (len(variants), dispatcher.space(bucket).variant(name))
+    build_specs = list(builds.values())
     for spec in build_specs:
-        if spec["variant"].name not in variants:
-            variants[spec["variant"].name] = (len(variants), spec["variant"], spec["space"])
-    variant_code = "\n\n".join(_variant_code(i, v, names) for i, v, _ in variants.values())
+        if spec.variant.name not in variants:
+            variants[spec.variant.name] = (len(variants), spec.variant)
+    variant_code = "\n\n".join(_variant_code(i, v, names) for i, v in variants.values())
     for i, spec in enumerate(build_specs):
-        index = variants[spec["variant"].name][0]
-        structural = ", ".join(f"{{{names.index[k]}, {names.value(val)}}}" for k, val in spec["structural"].items())
-        build_rows.append(f"    {{{index}, {len(spec['structural'])}, {{{structural}}}}},  // {i}: {spec['key']}")
+        index = variants[spec.variant.name][0]
+        structural = ", ".join(f"{{{names.index[k]}, {names.value(val)}}}" for k, val in spec.structural.items())
+        build_rows.append(f"    {{{index}, {len(spec.structural)}, {{{structural}}}}},  // {i}: {spec.key}")
     bucket_rows = []
+
     def knob_settings(name: str, params: Mapping[str, Any]) -> tuple[int, int, str]:
-        index, variant, _ = variants[name]
+        index, variant = variants[name]
         settings = ", ".join(f"{{{names.index[k.name]}, {names.value(params[k.name])}}}" for k in variant.knobs)
         return index, len(variant.knobs), f"{{{settings}}}"
 
@@ -257,7 +256,7 @@ def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
     outputs = [a.tensor or a.name for a in some_space.args if a.kind == "out"]
     in_dtypes = {**dict.fromkeys(inputs, table.dtype), **dispatcher.op.input_dtypes(table.dtype)}
     out_dtypes = {**dict.fromkeys(outputs, table.dtype), **dispatcher.op.output_dtypes(table.dtype)}
-    max_fields = max(len(spec["variant"].tiling) for spec in build_specs)
+    max_fields = max(len(spec.variant.tiling) for spec in build_specs)
     workspace = next((a for a in some_space.args if a.kind == "workspace"), None)
     context = {
         "op_type": op_type, "kernel": kernel, "table": table, "view": view, "view_keys": view_keys,
@@ -296,38 +295,14 @@ def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
     return dest
 
 
-def _safe_choose(dispatcher: Dispatcher, shape: tuple[int, ...]):
-    try:
-        return dispatcher.choose(shape)
-    except UsageError:
-        return None
-
-
-def _build_specs(dispatcher: Dispatcher, builds: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Each exported build: its key, source, variant, space and structural knobs, in the order of `builds`."""
-    table = dispatcher.table
-    shapes = [b.shape for b in table.buckets] + probe_shapes(table)
-    found: dict[str, dict[str, Any]] = {}
-    for shape in itertools.chain(shapes, [(*s[:-1], max(1, s[-1] - 1)) for s in shapes]):
-        choice = _safe_choose(dispatcher, shape)
-        if choice is None:
-            continue
-        key = build_key(choice)
-        if key in builds and key not in found:
-            found[key] = {"key": key, "source": builds[key], "variant": choice.variant,
-                          "space": dispatcher.space(choice.bucket),
-                          "structural": choice.variant.structural(choice.params)}
-    return [found[k] for k in builds]
-
-
-def _kernel_file(kernel: str, specs: list[dict[str, Any]], args: tuple[Any, ...]) -> str:
+def _kernel_file(kernel: str, specs: list[Build], args: tuple[Any, ...]) -> str:
     """op_kernel/<op>.cpp: each build's source in a namespace of its own (its entry an inline function there) and the
     operator's entry, which calls the build its tiling key names."""
     includes: list[str] = []
     bodies = []
     for i, spec in enumerate(specs):
         body = []
-        for line in spec["source"].splitlines():
+        for line in spec.source.splitlines():
             if line.startswith("#include"):
                 if line not in includes:
                     includes.append(line)
@@ -336,9 +311,9 @@ def _kernel_file(kernel: str, specs: list[dict[str, Any]], args: tuple[Any, ...]
         text = "\n".join(body)
         entry = _ENTRY.search(text)
         if entry is None or entry.group(1) != kernel:
-            raise CannExportError(f"build {spec['key']}: no extern \"C\" entry '{kernel}' in its source")
+            raise CannExportError(f"build {spec.key}: no extern \"C\" entry '{kernel}' in its source")
         text = _ENTRY.sub(f"__aicore__ inline void {kernel}(", text, count=1)
-        bodies.append(f"// build {i}: {spec['key']}\nnamespace tuner_build_{i} {{\n{text}\n}}  // namespace "
+        bodies.append(f"// build {i}: {spec.key}\nnamespace tuner_build_{i} {{\n{text}\n}}  // namespace "
                       f"tuner_build_{i}\n")
     tensors = [a.name for a in args if a.kind in ("in", "out")]
     passed = {"tiling": "tiling", "workspace": "AscendC::GetUserWorkspace(workspace)"}

@@ -51,7 +51,7 @@ from tuner.space.spaces import Point, SearchSpace, Variant, load_space, run_cont
 __all__ = [
     "RANGE_FACTOR", "Bucket", "Choice", "DispatchTable", "Dispatcher", "NoKernelForShape", "Probe",
     "ShapeOutOfRange", "ShapeSetResult", "check_shape_set", "measure_at", "parse_shapes", "probe_shapes",
-    "read_shapes_file", "table_of_run", "tune_shapes",
+    "read_shapes_file", "table_of_run", "tune_shapes", "view_ranges",
 ]
 
 RANGE_FACTOR = 2
@@ -171,7 +171,9 @@ class Choice:
     adjusted: bool
 
 
-def _ranges(views: Sequence[Mapping[str, int]]) -> dict[str, tuple[int, int]]:
+def view_ranges(views: Sequence[Mapping[str, int]]) -> dict[str, tuple[int, int]]:
+    """The range a table serves: each view dimension from its smallest tuned value / RANGE_FACTOR to its largest
+    × RANGE_FACTOR."""
     keys = views[0].keys()
     return {k: (max(1, min(v[k] for v in views) // RANGE_FACTOR), max(v[k] for v in views) * RANGE_FACTOR)
             for k in keys}
@@ -255,9 +257,6 @@ class Dispatcher:
             raise ShapeOutOfRange(f"shape {shape_text(shape)} is outside what {self.table.name} serves "
                                   f"({'; '.join(outside)}; tuned at {tuned}): tune it with --shapes")
         return view
-
-    def structural(self, bucket: Bucket) -> dict[str, Any]:
-        return self.space(bucket).variant(bucket.variant).structural(bucket.params)
 
     def choose(self, shape: tuple[int, ...], dtype: str | None = None) -> Choice:
         """The kernel that serves `shape` under the module's rule."""
@@ -383,12 +382,31 @@ def set_name(op: str, shapes: Sequence[tuple[int, ...]], dtype: str, soc: str, b
     return f"{op}-{len(shapes)}shapes-{digest}-{dtype}-{soc}-{backend}"
 
 
+class _Measurements:
+    """Points measured at shapes through one backend, each (shape, template, knobs) once and each shape's input sets
+    and references made once: the check asks for the same probe's kernel in each of its passes."""
+
+    def __init__(self, dispatcher: Dispatcher, backend: Backend) -> None:
+        self.dispatcher, self.backend = dispatcher, backend
+        self._inputs: dict[tuple[int, ...], RunInputs] = {}
+        self._done: dict[tuple[tuple[int, ...], str, str], Measurement] = {}
+
+    def __call__(self, shape: tuple[int, ...], variant: Variant, params: Mapping[str, Any],
+                 space: SearchSpace) -> Measurement:
+        key = (shape, str(variant.template), json.dumps(dict(params), sort_keys=True, default=str))
+        if key not in self._done:
+            if shape not in self._inputs:
+                self._inputs[shape] = RunInputs(self.dispatcher.op_for(shape), shape, self.dispatcher.table.dtype)
+            evaluator = Evaluator(space, variant, self.backend, CompileCache(self.backend), self._inputs[shape],
+                                  self.dispatcher.context(shape))
+            self._done[key] = evaluator.evaluate(params)
+        return self._done[key]
+
+
 def measure_at(dispatcher: Dispatcher, backend: Backend, shape: tuple[int, ...], variant: Variant,
                params: Mapping[str, Any], space: SearchSpace) -> Measurement:
     """A point of `variant` at `shape` built, run on every input set, checked against the reference and timed."""
-    inputs = RunInputs(dispatcher.op_for(shape), shape, dispatcher.table.dtype)
-    evaluator = Evaluator(space, variant, backend, CompileCache(backend), inputs, dispatcher.context(shape))
-    return evaluator.evaluate(params)
+    return _Measurements(dispatcher, backend)(shape, variant, params, space)
 
 
 def _midpoint(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -419,6 +437,7 @@ def check_table(dispatcher: Dispatcher, backend: Backend,
     kernel is wrong or slower than the baseline at a probe, the baseline's knobs become a bucket at that shape."""
     table = dispatcher.table
     shapes = probe_shapes(table)
+    measure = _Measurements(dispatcher, backend)
     served: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
     fragile = set()
     for shape in shapes:
@@ -427,8 +446,7 @@ def check_table(dispatcher: Dispatcher, backend: Backend,
         except UsageError:
             continue
         served.setdefault(choice.bucket.shape, []).append(shape)
-        if not measure_at(dispatcher, backend, shape, choice.variant, choice.params,
-                          dispatcher.space(choice.bucket)).ok:
+        if not measure(shape, choice.variant, choice.params, dispatcher.space(choice.bucket)).ok:
             fragile.add(choice.bucket.shape)
     buckets = list(table.buckets)
     for i, bucket in enumerate(buckets):
@@ -440,22 +458,23 @@ def check_table(dispatcher: Dispatcher, backend: Backend,
         for name, params in options:
             trial = replace(bucket, general_variant=name, general_params=dict(params))
             dispatcher.table = replace(table, buckets=(*buckets[:i], trial, *buckets[i + 1:]))
-            if all(_right_at(dispatcher, backend, shape, bucket.shape) for shape in served[bucket.shape]):
+            if all(_right_at(dispatcher, measure, shape, bucket.shape) for shape in served[bucket.shape]):
                 buckets[i] = trial
                 break
     dispatcher.table = table = replace(table, buckets=tuple(buckets))
-    return _probed(dispatcher, backend, shapes)
+    return _probed(dispatcher, measure, shapes)
 
 
-def _right_at(dispatcher: Dispatcher, backend: Backend, shape: tuple[int, ...], bucket: tuple[int, ...]) -> bool:
+def _right_at(dispatcher: Dispatcher, measure: _Measurements, shape: tuple[int, ...],
+              bucket: tuple[int, ...]) -> bool:
     """Whether the kernel the rule picks at `shape` is right there (a shape another bucket now serves counts)."""
     choice = dispatcher.choose(shape)
     if choice.bucket.shape != bucket:
         return True
-    return measure_at(dispatcher, backend, shape, choice.variant, choice.params, dispatcher.space(choice.bucket)).ok
+    return measure(shape, choice.variant, choice.params, dispatcher.space(choice.bucket)).ok
 
 
-def _probed(dispatcher: Dispatcher, backend: Backend, shapes: list[tuple[int, ...]]) -> DispatchTable:
+def _probed(dispatcher: Dispatcher, measure: _Measurements, shapes: list[tuple[int, ...]]) -> DispatchTable:
     """The table's probes measured against the baseline, with a baseline bucket wherever the dispatched kernel is
     wrong or slower."""
     table = dispatcher.table
@@ -470,14 +489,14 @@ def _probed(dispatcher: Dispatcher, backend: Backend, shapes: list[tuple[int, ..
             probes.append(Probe(shape, (), None, None, f"not served: {exc}"))
             continue
         space = dispatcher.space(choice.bucket)
-        chosen = measure_at(dispatcher, backend, shape, choice.variant, choice.params, space)
+        chosen = measure(shape, choice.variant, choice.params, space)
         found = space.baseline(dispatcher.context(shape))
         if found is None:
             probes.append(Probe(shape, choice.bucket.shape, chosen.value, None,
                                 "ok" if chosen.ok else f"wrong: {chosen.detail}"))
             continue
         entry, params = found
-        base = measure_at(dispatcher, backend, shape, space.variant(entry.variant), params, space)
+        base = measure(shape, space.variant(entry.variant), params, space)
         if chosen.ok and (not base.ok or chosen.value <= base.value * (1 + CHECK_RTOL)):
             verdict = "ok"
         else:
@@ -528,7 +547,7 @@ def table_of_run(storage: Any, storage_url: str, run: str, runs_dir: Path) -> Di
     bucket = Bucket(shape, op.view(shape), summary.best.variant, dict(summary.best.params), summary.best.value,
                     summary.baseline.value if summary.baseline else None, run)
     return DispatchTable(run, summary.op, summary.dtype, summary.soc, summary.backend, summary.time_source,
-                         dict(attrs.get("options", {})), (bucket,), _ranges([bucket.view]))
+                         dict(attrs.get("options", {})), (bucket,), view_ranges([bucket.view]))
 
 
 def check_shape_set(config: Any, shapes: Sequence[tuple[tuple[int, ...], float]]) -> None:
@@ -577,7 +596,7 @@ def tune_shapes(config: Any, shapes: Sequence[tuple[tuple[int, ...], float]], na
     task = {"path": str(Path(config.task).resolve()), "function": config.function or "", "inputs": config.inputs or "",
             "name": config.op} if config.task is not None else None
     table = DispatchTable(name, config.op, config.dtype, config.soc, config.backend, summaries[0].time_source,
-                          dict(config.options), tuple(buckets), _ranges([b.view for b in buckets]), task=task)
+                          dict(config.options), tuple(buckets), view_ranges([b.view for b in buckets]), task=task)
     alternatives = {s.run: [(row.variant, dict(row.params)) for row in sorted(
         (row for rows in s.top.values() for row in rows if row.value is not None), key=lambda row: row.value)
         if (row.variant, row.params) != (s.best.variant, s.best.params)] for s in summaries}
