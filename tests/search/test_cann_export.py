@@ -11,7 +11,7 @@ import torch
 from tuner.backends.args import pack_tiling
 from tuner.data.socs import get_soc
 from tuner.ops import get_operator, operators
-from tuner.search.binding import build_key
+from tuner.search.builds import build_key
 from tuner.search.cann_op import CPP_HELPERS, CannExportError, cpp_expression, write_cann_project
 from tuner.search.dispatch import Bucket, Dispatcher, DispatchTable, view_ranges
 from tuner.sim.project import simulate_project

@@ -261,6 +261,8 @@ def test_a_function_generated_from_pytorch_tuned_for_four_shapes_serves_ten_it_w
     from tuner.search.binding import write_torch_package
 
     write_torch_package(d, config.runs_dir, tmp_path / "pkg")
+    npu = json.loads((tmp_path / "pkg" / "tuner_op_ops_rownorm" / "npu.json").read_text())
+    assert "generated from PyTorch" in npu["refused"]
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target",
                     str(tmp_path / "site"), str(tmp_path / "pkg")], check=True, capture_output=True)
     check = ("import torch, tuner_op_ops_rownorm\nf = torch.compile(lambda x: torch.ops.tuner.ops_rownorm(x) + 1)\n"

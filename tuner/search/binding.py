@@ -2,20 +2,21 @@
 `torch.ops.tuner.<op>` (`write_torch_package`).
 
 The package holds the dispatch table (`tuner.search.dispatch`), the source of every build the table's rule can pick
-for a shape in its range (`exported_builds`), and copies of the rewritten variants its buckets use. On CPU a call
-picks the kernel for the inputs' shape, builds it (cached) and runs it on the simulator, with the simulator's checks
-(slow: for tests, and for pipelines without a device); `torch.compile` sees the op through its fake kernel, which
-gives the outputs' shapes and dtypes without running anything.
+for a shape in its range (`exported_builds`), copies of the rewritten variants its buckets use, and the table's CANN
+custom-operator project. On CPU a call picks the kernel for the inputs' shape, builds it (cached) and runs it on the
+simulator, with the simulator's checks (slow: for tests, and for pipelines without a device); on an NPU it calls the
+CANN operator once the user has built and installed that project (`tuner.search.aclnn`; untried here);
+`torch.compile` sees the op through its fake kernel, which gives the outputs' shapes and dtypes without running
+anything.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +28,18 @@ from tuner.backends.args import pack_tiling
 from tuner.backends.npu.package import render_template
 from tuner.errors import UsageError
 from tuner.ops.base import shape_text, to_numpy, to_torch
+from tuner.search.aclnn import AclnnOp, NpuOpUnavailable
+from tuner.search.builds import build_key, exported_builds
+from tuner.search.cann_op import CannExportError, op_type_of, write_cann_project
 from tuner.search.compile_cache import CompileCache
-from tuner.search.dispatch import Choice, Dispatcher, DispatchTable, NoKernelForShape, probe_shapes
+from tuner.search.dispatch import Choice, Dispatcher, DispatchTable, NoKernelForShape
 from tuner.search.evaluate import kernel_args
-from tuner.space.render import render_kernel
-from tuner.space.spaces import Variant
 
-__all__ = ["Build", "KernelFault", "TunedOp", "build_key", "exported_builds", "op_identifier", "write_torch_package"]
+__all__ = ["KernelFault", "TunedOp", "op_identifier", "write_torch_package"]
 
 BUILDS_DIR = "builds"
+CANN_DIR = "cann_op"  # the CANN custom-operator project of the same table: the NPU path, once built and installed
+NPU_FILE = "npu.json"  # the CANN operator's type, or why the table has none
 RUNS_DIR = "runs"  # each bucket's run: its rewritten variants, and a generated operator's project
 TASK_FILE = "task.py"
 _TORCH_DTYPES = {torch.float16: "float16", torch.float32: "float32", torch.bfloat16: "bfloat16"}
@@ -52,58 +56,17 @@ def op_identifier(table: DispatchTable) -> str:
     return re.sub(r"\W", "_", table.op)
 
 
-def build_key(choice: Choice) -> str:
-    """The name of the build a choice runs: its variant and a digest of its structural knobs."""
-    structural = json.dumps(choice.variant.structural(choice.params), sort_keys=True, default=str)
-    return f"{choice.variant.name.replace('+', '_')}-{hashlib.sha256(structural.encode()).hexdigest()[:8]}"
-
-
-def _render(dispatcher: Dispatcher, choice: Choice) -> str:
-    space = dispatcher.space(choice.bucket)
-    return render_kernel(choice.variant.template, kernel=space.kernel, dtype=dispatcher.table.dtype,
-                         struct=space.tiling_struct, tiling_fields=[name for name, _ in choice.variant.tiling],
-                         structural=choice.variant.structural(choice.params), options=dispatcher.op.opts)
-
-
-def _unaligned(shape: tuple[int, ...]) -> tuple[int, ...]:
-    return (*shape[:-1], max(1, shape[-1] - 1))
-
-
-@dataclass(frozen=True)
-class Build:
-    """One build an export holds: its name (`build_key`), source, variant and structural knobs."""
-
-    key: str
-    source: str
-    variant: Variant
-    structural: dict[str, Any]
-
-
-def exported_builds(dispatcher: Dispatcher) -> dict[str, Build]:
-    """Build name → build, for every build the rule picks at the table's buckets, its probes and one shape short of
-    whole 32-byte rows beside each: what a shape in the range needs (another is a one-line NoKernelForShape)."""
-    shapes = [b.shape for b in dispatcher.table.buckets] + probe_shapes(dispatcher.table)
-    builds: dict[str, Build] = {}
-    for shape in dict.fromkeys(shapes + [_unaligned(s) for s in shapes]):
-        try:
-            choice = dispatcher.choose(shape)
-        except UsageError:
-            continue
-        key = build_key(choice)
-        if key not in builds:
-            builds[key] = Build(key, _render(dispatcher, choice), choice.variant,
-                                choice.variant.structural(choice.params))
-    return builds
-
-
 class TunedOp:
     """`op(*inputs)` → the outputs, computed by the kernel the table picks for the inputs' shape, on the simulator.
     The inputs are the operator's, in the order of its kernel's `in` arguments; the first carries the shape."""
 
-    def __init__(self, dispatcher: Dispatcher, sources: Mapping[str, str], backend: Any = None) -> None:
+    def __init__(self, dispatcher: Dispatcher, sources: Mapping[str, str], backend: Any = None,
+                 npu: Mapping[str, str] | None = None) -> None:
         self.dispatcher, self.sources = dispatcher, dict(sources)
         self.table = dispatcher.table
         self._backend = backend
+        self.npu = dict(npu or {"refused": "the op was not loaded from an exported package"})
+        self._aclnn: AclnnOp | None = None
         space = next(iter(dispatcher.spaces.values()))
         self.inputs = [a.tensor or a.name for a in space.args if a.kind == "in"]
         self.outputs = [a.tensor or a.name for a in space.args if a.kind == "out"]
@@ -115,7 +78,8 @@ class TunedOp:
         if table.task is not None:
             table = replace(table, task={**table.task, "path": str(directory / TASK_FILE)})
         sources = {p.stem: p.read_text() for p in sorted((directory / BUILDS_DIR).glob("*.cpp"))}
-        return cls(Dispatcher.load(table, directory / RUNS_DIR), sources)
+        return cls(Dispatcher.load(table, directory / RUNS_DIR), sources, npu=json.loads((directory / NPU_FILE)
+                                                                                         .read_text()))
 
     @property
     def backend(self):
@@ -174,18 +138,36 @@ class TunedOp:
             raise KernelFault(f"torch.ops.tuner.{op_identifier(self.table)} at {shape_text(shape)}: {result.faults[0]}")
         return [to_torch(a) for a in result.outputs]
 
+    def on_npu(self, *tensors: torch.Tensor) -> list[torch.Tensor]:
+        """The outputs computed on the NPU by the package's CANN operator (its `cann_op/`, built and installed), on
+        torch_npu's current stream; the same checks as on CPU first."""
+        self.check(tensors)
+        if self._aclnn is None:
+            if "op_type" not in self.npu:
+                raise NpuOpUnavailable(f"torch.ops.tuner.{op_identifier(self.table)} has no NPU kernel: "
+                                       f"{self.npu['refused']}")
+            self._aclnn = AclnnOp(self.npu["op_type"])
+        import torch_npu  # noqa: F401  (torch.npu)
+
+        inputs = [t.contiguous() for t in tensors]
+        outputs = self.output_like(inputs)
+        self._aclnn(inputs, outputs, torch.npu.current_stream().npu_stream)
+        return outputs
+
 
 def write_torch_package(dispatcher: Dispatcher, runs_dir: Path, dest: Path) -> Path:
     """Write the installable package of `torch.ops.tuner.<op>` to `dest`: pyproject.toml, the module (registration,
-    fake kernel), the dispatch table, every build's source and the rewritten variants its buckets use."""
+    fake kernel), the dispatch table, every build's source, the rewritten variants its buckets use, and the CANN
+    project of the same table for the NPU path (or, in npu.json, why the table has none)."""
     table = dispatcher.table
     op = op_identifier(table)
     package = f"tuner_op_{op}"
     root = dest / package
     builds = exported_builds(dispatcher)
     try:
-        if (root / BUILDS_DIR).exists():
-            shutil.rmtree(root / BUILDS_DIR)
+        for stale in (BUILDS_DIR, CANN_DIR):
+            if (root / stale).exists():
+                shutil.rmtree(root / stale)
         (root / BUILDS_DIR).mkdir(parents=True)
         table.write(root)
         for key, build in builds.items():
@@ -197,10 +179,16 @@ def write_torch_package(dispatcher: Dispatcher, runs_dir: Path, dest: Path) -> P
         if table.task is not None:
             shutil.copyfile(table.task["path"], root / TASK_FILE)
         space = next(iter(dispatcher.spaces.values()))
+        try:
+            write_cann_project(dispatcher, root / CANN_DIR)
+            npu = {"op_type": op_type_of(space.kernel)}
+        except CannExportError as exc:
+            npu = {"refused": str(exc)}
+        (root / NPU_FILE).write_text(json.dumps(npu) + "\n")
         inputs = [a.tensor or a.name for a in space.args if a.kind == "in"]
         outputs = [a.tensor or a.name for a in space.args if a.kind == "out"]
         context = {"op": op, "package": package, "table": table, "inputs": inputs, "outputs": outputs,
-                   "builds": sorted(builds)}
+                   "builds": sorted(builds), "npu": npu}
         (root / "__init__.py").write_text(render_template("torch/__init__.py.j2", **context))
         (dest / "pyproject.toml").write_text(render_template("torch/pyproject.toml.j2", **context))
         (dest / "README.md").write_text(render_template("torch/README.md.j2", **context))

@@ -25,12 +25,12 @@ from typing import Any
 
 from tuner.backends.npu.package import render_template
 from tuner.errors import UsageError
-from tuner.search.binding import Build, exported_builds
+from tuner.search.builds import Build, exported_builds
 from tuner.search.dispatch import RANGE_FACTOR, Dispatcher
 from tuner.space.expr import FUNCTIONS, parse
 from tuner.space.spaces import Variant
 
-__all__ = ["CPP_HELPERS", "CannExportError", "cpp_expression", "write_cann_project"]
+__all__ = ["CPP_HELPERS", "CannExportError", "cpp_expression", "op_type_of", "write_cann_project"]
 
 GE_TYPES = {"float16": "ge::DT_FLOAT16", "float32": "ge::DT_FLOAT", "bfloat16": "ge::DT_BF16",
             "int32": "ge::DT_INT32", "int64": "ge::DT_INT64", "int8": "ge::DT_INT8", "bool": "ge::DT_BOOL"}
@@ -203,6 +203,11 @@ def _variant_code(v: int, variant: Variant, names: _Names) -> str:
     return "\n".join(lines)
 
 
+def op_type_of(kernel: str) -> str:
+    """The CANN op type of a kernel (`softmax_rows` → `SoftmaxRows`), which names its aclnn entry points."""
+    return "".join(part.capitalize() for part in kernel.split("_"))
+
+
 def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
     """Write the CANN custom-operator project of `dispatcher`'s table to `dest`; CannExportError for what its C++
     cannot express."""
@@ -213,7 +218,7 @@ def write_cann_project(dispatcher: Dispatcher, dest: Path) -> Path:
     builds = exported_builds(dispatcher)
     some_space = next(iter(dispatcher.spaces.values()))
     kernel = some_space.kernel
-    op_type = "".join(part.capitalize() for part in kernel.split("_"))
+    op_type = op_type_of(kernel)
     view = _view_rule(dispatcher)
     constants = _context_constants(dispatcher, view)
     names = _Names()
