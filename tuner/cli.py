@@ -528,11 +528,7 @@ def show(run: str | None, storage: str | None, runs_dir: Path, as_json: bool) ->
         if run is None:
             summaries = [summarize(store, url, name, runs_dir=runs_dir) for name in sorted(run_studies(store))]
             return url, [(s.run, s.trials, s.best_us, s.time_source) for s in summaries], None
-        try:
-            return url, [], summarize(store, url, run, runs_dir=runs_dir)
-        except LookupError:
-            known = ", ".join(sorted(run_studies(store))) or "none"
-            raise UsageError(f"no run '{run}' in {url} (runs: {known})") from None
+        return url, [], summarize(store, url, run, runs_dir=runs_dir)
 
     url, rows, summary = _run_guarded(go)
     if summary is not None:
@@ -624,6 +620,25 @@ def export(run: str, dest: Path, fmt: str, trial: str | None, storage: str | Non
 
     written = _run_guarded(go)
     click.echo(f"wrote {written}")
+
+
+@main.command()
+@click.argument("run")
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="HTML file to write [default: <runs-dir>/RUN/report.html].")
+@click.option("--storage", help=_STORAGE_HELP)
+@click.option("--runs-dir", default="runs", show_default=True, type=click.Path(path_type=Path))
+def report(run: str, output: Path | None, storage: str | None, runs_dir: Path) -> None:
+    """Write RUN's report: one HTML file of plots (best so far with the rewrites, trials by state and error class,
+    parameter importance, pipes of the baseline and the best, roofline, top configurations) that opens offline."""
+    from tuner.search.html_report import write_html_report
+    from tuner.search.storage import open_storage
+
+    def go():
+        store, url = open_storage(storage, runs_dir)
+        return write_html_report(store, url, run, runs_dir=runs_dir, output=output)
+
+    click.echo(f"wrote {_run_guarded(go)}")
 
 
 @main.command()

@@ -11,10 +11,11 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from tuner.data.socs import get_soc
+from tuner.errors import UsageError
 from tuner.search.config import run_operator
 from tuner.search.evaluate import INPUT_SETS
 from tuner.search.rewrites import read_records
-from tuner.search.roofline import roofline
+from tuner.search.roofline import Roofline, roofline
 from tuner.search.storage import DEFAULT_RUNS_DIR, StudyInfo, run_studies
 from tuner.search.trials import facts
 
@@ -50,7 +51,7 @@ class RunSummary:
     baseline: TrialRow | None
     baseline_why: str
     best: TrialRow | None
-    roofline_us: float
+    roofline: Roofline
     states: Counter
     errors: Counter
     top: dict[str, list[TrialRow]]
@@ -61,6 +62,7 @@ class RunSummary:
     mutations: list[dict[str, Any]] = field(default_factory=list)
     lineage: list[dict[str, Any]] = field(default_factory=list)
     device: dict[str, Any] = field(default_factory=dict)  # device runs: torch's own op, re-timing, msprof
+    budget: int | None = None  # measured trials the run was last given
 
     @property
     def suspect(self) -> str | None:
@@ -94,6 +96,10 @@ class RunSummary:
         if self.baseline_us and self.best_us:
             return self.baseline_us / self.best_us
         return None
+
+    @property
+    def roofline_us(self) -> float:
+        return self.roofline.bound_us
 
     @property
     def roofline_pct(self) -> float | None:
@@ -140,10 +146,11 @@ def retimed_winner(infos: list[StudyInfo]) -> str | None:
 def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, *,
               runs_dir: Path = DEFAULT_RUNS_DIR, stop_reason: str = "", skipped: dict[str, str] | None = None,
               already_finished: bool = False) -> RunSummary:
-    """Read run `run` back from the storage."""
-    infos = run_studies(storage, run).get(run, [])
+    """Read run `run` back from the storage; UsageError when it holds none of its studies."""
+    runs = run_studies(storage)
+    infos = runs.get(run, [])
     if not infos:
-        raise LookupError(run)
+        raise UsageError(f"no run '{run}' in {storage_url} (runs: {', '.join(sorted(runs)) or 'none'})")
     first = infos[0].attrs
     op, shape, dtype, soc = first["op"], tuple(first["shape"]), first["dtype"], first["soc"]
     backend = first["backend"]
@@ -195,13 +202,14 @@ def summarize(storage: optuna.storages.BaseStorage, storage_url: str, run: str, 
             lineage.append({"variant": info.variant, **parent,
                             "best_us": best_here[0].value if best_here else None})
     mutations = [r.summary() for r in read_records(runs_dir / run)]
-    bound = roofline(run_operator(first)[0], shape, dtype, get_soc(soc)).bound_us
+    bounds = roofline(run_operator(first)[0], shape, dtype, get_soc(soc))
     best_dir = runs_dir / run / "best"
     return RunSummary(
         run=run, storage=storage_url, studies=[i.name for i in infos], op=op, shape=list(shape), dtype=dtype,
         soc=soc, backend=backend, trials=measured, time_source=time_source or f"simulated, {soc} model",
-        baseline=baseline, baseline_why=baseline_why, best=best, roofline_us=bound, states=states, errors=errors,
+        baseline=baseline, baseline_why=baseline_why, best=best, roofline=bounds, states=states, errors=errors,
         top=top, best_dir=str(best_dir) if (best_dir / "kernel.json").exists() else None, stop_reason=stop_reason,
         skipped=skipped or {}, already_finished=already_finished, mutations=mutations, lineage=lineage,
         device={key: first[key] for key in DEVICE_FACTS if key in first},
+        budget=max((info.attrs.get("budget", 0) for info in infos), default=0) or None,
     )
