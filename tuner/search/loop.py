@@ -151,11 +151,15 @@ class Optimizer:
 
     def __init__(self, config: RunConfig, *, backend: Backend, storage: optuna.storages.BaseStorage,
                  storage_url: str, artifacts: FileSystemArtifactStore, mutators: list[Mutator],
-                 on_progress: Callable[[Progress], None] | None = None) -> None:
+                 on_progress: Callable[[Progress], None] | None = None,
+                 evaluators: Callable[[Variant], Any] | None = None) -> None:
         if config.profile and not backend.profiles_with_msprof:
             raise UsageError(f"--profile {config.profile} profiles on an NPU (--backend npu); the simulator's own "
                              "report is already in every trial")
         self.config, self.backend, self.mutators, self.on_progress = config, backend, mutators, on_progress
+        # Kernel Tuner's simulation mode (tuner.search.simulation): each variant's measurements from a cache, nothing
+        # built, so no post-search phase runs
+        self.evaluators = evaluators
         self.storage, self.storage_url, self.artifacts = storage, storage_url, artifacts
         self.op = config.operator
         self.soc = get_soc(config.soc)
@@ -223,6 +227,8 @@ class Optimizer:
 
     def _evaluator(self, variant: Variant, inputs: RunInputs) -> Evaluator:
         """A packaged template's evaluator, or a rewrite's, whose every source is screened before it is built."""
+        if self.evaluators is not None:
+            return self.evaluators(variant)
         if "lineage" in variant.raw:
             assert self.rewriter is not None
             return self.rewriter.evaluator(self.space, variant, inputs)
@@ -341,9 +347,11 @@ class Optimizer:
             if finished:
                 self.stop_reason = f"the run already has its budget of {self.config.budget} trials"
             else:
-                if self.backend.times_torch:
+                if self.backend.times_torch and self.evaluators is None:
                     self._time_torch(inputs)
                 self._loop()
+            if self.evaluators is not None:
+                return self._summary(finished=finished)
             try:
                 if not finished:
                     if self.backend.retimes:

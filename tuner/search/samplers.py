@@ -8,7 +8,7 @@ import optuna
 
 from tuner.errors import UsageError
 
-SAMPLERS = ("tpe", "random", "gp", "cmaes", "brute")
+SAMPLERS = ("tpe", "random", "gp", "cmaes", "qmc", "brute")
 
 
 class _BruteForce(optuna.samplers.BruteForceSampler):
@@ -31,6 +31,8 @@ def make_sampler(name: str, seed: int) -> optuna.samplers.BaseSampler:
             return optuna.samplers.GPSampler(seed=seed)
         if name == "cmaes":
             return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        if name == "qmc":
+            return optuna.samplers.QMCSampler(seed=seed, warn_independent_sampling=False)
         if name == "brute":
             return _BruteForce(seed=seed)
     raise UsageError(f"unknown sampler '{name}' (known: {', '.join(SAMPLERS)})")

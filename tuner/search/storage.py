@@ -188,12 +188,12 @@ def _tune_sqlite(storage: RDBStorage) -> None:
         connection.exec_driver_sql("PRAGMA journal_mode=WAL")
 
 
-def ask_lock(storage: RDBStorage) -> AbstractContextManager[None]:
+def ask_lock(storage: optuna.storages.BaseStorage) -> AbstractContextManager[None]:
     """Held while a worker asks for a trial and decides whether its point is a new candidate. On SQLite it is a
     lock file beside the database, so workers on one machine take turns: SQLite ignores Optuna's SELECT ... FOR
     UPDATE, so two workers could otherwise pop the same queued trial, or both take a point before either marked
     it as running."""
-    path = _sqlite_path(storage.url)
+    path = _sqlite_path(storage.url) if isinstance(storage, RDBStorage) else None  # in memory: one process
     return file_lock(path.with_name(path.name + ".asks.lock")) if path is not None else contextlib.nullcontext()
 
 

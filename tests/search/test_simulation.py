@@ -1,0 +1,90 @@
+"""Kernel Tuner's simulation mode for tuner's search: a small space measured exhaustively into a Kernel Tuner cache
+file, resumed without measuring again, and the run's real loop replayed on it."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tuner.errors import ErrorClass
+from tuner.search.config import RunConfig
+from tuner.search.evaluate import Measurement
+from tuner.search.simulation import SpaceCache, exhaust, replay
+
+FROZEN = Path(__file__).parent / "data" / "softmax"
+ONE_BUILD = {"buffer_num": [2], "copy": ["data_copy"], "spread": ["contiguous"], "sync": ["queue"],
+             "compute": ["fp32"], "reduce": ["api"]}
+
+
+@pytest.fixture
+def small_project(tmp_path) -> Path:
+    """The frozen softmax project with one build per variant and few tilings: 20 points at 4x64."""
+    project = tmp_path / "project"
+    shutil.copytree(FROZEN, project)
+    path = project / "search_spaces" / "softmax.yaml"
+    space = yaml.safe_load(path.read_text())
+    for variant in space["variants"].values():
+        for name, choices in ONE_BUILD.items():
+            variant["knobs"][name]["choices"] = choices
+    space["variants"]["rows"]["knobs"]["rows_per_tile"]["choices"] = [1, 2, 4, 64]
+    space["variants"]["split"]["knobs"]["tile_cols"]["choices"] = [256]
+    path.write_text(yaml.safe_dump(space, sort_keys=False))
+    return project
+
+
+def config(project: Path, **kwargs) -> RunConfig:
+    return RunConfig(op="softmax", shape=(4, 64), dtype="float16", project=project, **kwargs)
+
+
+def synthetic(cache: SpaceCache) -> dict[str, float | None]:
+    """Every point given a made-up time (block_dim 3 wrong), so the loop's replay can be checked exactly."""
+    times: dict[str, float | None] = {}
+    for variant, params in cache.points():
+        wrong = params["block_dim"] == 3
+        value = 10.0 / params["block_dim"] + params.get("rows_per_tile", 0) / 10 + (variant.name == "split")
+        cache.add(variant.name, params, Measurement(error_class=ErrorClass.WRONG_RESULT, measured=True) if wrong
+                  else Measurement(value=value, measured=True))
+        times[cache.key(variant.name, params)] = None if wrong else value
+    cache.save("simulated, Ascend910B2 model", "test")
+    return times
+
+
+def test_the_loop_replayed_on_a_cache_measures_each_point_once_and_finds_the_optimum(small_project, tmp_path):
+    cache = SpaceCache(tmp_path / "cache.json", config(small_project))
+    times = synthetic(cache)
+    assert len(times) == 20 and cache.complete
+    assert cache.optimum() == min(t for t in times.values() if t is not None) == pytest.approx(2.6)
+    saved = json.loads((tmp_path / "cache.json").read_text())  # Kernel Tuner's cache file
+    assert saved["tune_params_keys"] == ["variant", "block_dim", "rows_per_tile", "buffer_num", "copy", "spread",
+                                         "sync", "compute", "reduce", "tile_cols"]
+    assert saved["tune_params"]["tile_cols"] == ["-", 256] and saved["objective"] == "time"
+    wrong = next(e for e in saved["cache"].values() if e["block_dim"] == 3)
+    assert wrong["time"] == "RuntimeFailedConfig" and wrong["error_class"] == "wrong_result"
+
+    reread = SpaceCache(tmp_path / "cache.json", config(small_project))
+    run = replay(config(small_project, budget=100, seed=3), reread)
+    assert "every feasible point" in run.stop_reason
+    assert sorted(run.times, key=lambda t: math.inf if t is None else t) == \
+        sorted(times.values(), key=lambda t: math.inf if t is None else t)
+    assert run.times[0] == pytest.approx(10.0 / 4 + 6.4)  # the baseline first: all cores, 64 rows per tile
+    assert run.best_after(20) == cache.optimum() and run.trials_to_within(cache.optimum()) <= 20
+    assert replay(config(small_project, budget=6, seed=3), reread).times == run.times[:6]
+
+
+@pytest.mark.e2e
+def test_exhaust_measures_every_point_once_and_resumes(small_project, tmp_path):
+    path = tmp_path / "cache.json"
+    seen: list[tuple[int, int]] = []
+    cache = exhaust(config(small_project), path, on_point=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (20, 20) and cache.complete
+    entries = json.loads(path.read_text())["cache"].values()
+    assert all(isinstance(e["time"], float) and e["time"] > 0 and e["compile_time"] >= 0 for e in entries)
+    assert json.loads(path.read_text())["tuner"]["time_source"] == "simulated, Ascend910B2 model"
+    again: list[tuple[int, int]] = []
+    exhaust(config(small_project), path, on_point=lambda done, total: again.append((done, total)))
+    assert again == []

@@ -1,0 +1,216 @@
+"""Kernel Tuner's simulation mode for tuner's own search: every feasible point of a run's space measured once into a
+cache file in Kernel Tuner's format (`SpaceCache`, `exhaust`), and the run's real loop — its scheduler, samplers,
+dedupe and budget — replayed with its measurements taken from that cache (`replay`), so search strategies can be
+compared on the same data, ours and Kernel Tuner's alike.
+
+The cache is Kernel Tuner's JSON cache file: `tune_params_keys` are `variant` then every knob of every variant (a
+knob a variant lacks takes the value `-`), each entry the point's knobs, `time` in µs or Kernel Tuner's error
+string (`CompilationFailedConfig`, `RuntimeFailedConfig` for a fault or a wrong result), and the compile and
+benchmark times in ms; `tuner` holds what made it (operator, shape, dtype, SoC, the time source, the simulator)
+and each entry its `error_class`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from tuner.backends import make_backend, time_source
+from tuner.data.socs import get_soc
+from tuner.errors import ErrorClass, UsageError
+from tuner.search.compile_cache import CompileCache
+from tuner.search.config import RunConfig
+from tuner.search.evaluate import Candidate, Evaluator, Measurement, RunInputs
+from tuner.search.loop import Optimizer
+from tuner.search.storage import artifact_store
+from tuner.search.trials import trial_id
+from tuner.space.spaces import SearchSpace, Variant, load_space, run_context
+
+__all__ = ["MISSING_KNOB", "CachedEvaluator", "SpaceCache", "Trajectory", "exhaust", "replay"]
+
+MISSING_KNOB = "-"
+COMPILE_FAILED = "CompilationFailedConfig"
+RUNTIME_FAILED = "RuntimeFailedConfig"
+SAVE_EVERY_S = 30.0
+
+
+def _space(config: RunConfig) -> tuple[SearchSpace, dict[str, Any]]:
+    return load_space(config.operator.name, config.project), run_context(config.operator, config.shape,
+                                                                          config.dtype, get_soc(config.soc))
+
+
+class SpaceCache:
+    """The exhaustive measurements of one run's space (every feasible point of every variant), in Kernel Tuner's
+    cache format; `path` is read when it exists."""
+
+    def __init__(self, path: Path, config: RunConfig) -> None:
+        self.path, self.config = path, config
+        self.space, self.context = _space(config)
+        self.variants = {name: [k.name for k in v.knobs] for name, v in self.space.variants.items()}
+        self.keys = ["variant", *dict.fromkeys(k for knobs in self.variants.values() for k in knobs)]
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.header: dict[str, Any] = {}
+        if path.exists():
+            data = json.loads(path.read_text())
+            if data["tune_params_keys"] != self.keys:
+                raise UsageError(f"{path} caches knobs {data['tune_params_keys']}, the space has {self.keys}")
+            self.header = {k: v for k, v in data.items() if k != "cache"}
+            self.entries = data["cache"]
+
+    def points(self) -> Iterable[tuple[Variant, dict[str, Any]]]:
+        """Every feasible point of the space, variant by variant."""
+        for variant in self.space.variants.values():
+            for params in variant.feasible_points(self.context):
+                yield variant, params
+
+    def key(self, variant: str, params: Mapping[str, Any]) -> str:
+        values = {"variant": variant, **params}
+        return ",".join(str(values.get(k, MISSING_KNOB)) for k in self.keys)
+
+    def tune_params(self) -> dict[str, list[Any]]:
+        """Each knob's values over the space (`-` where a variant lacks it), in the space's order."""
+        values: dict[str, dict[Any, None]] = {k: {} for k in self.keys}
+        for variant, params in self.points():
+            full = {"variant": variant.name, **params}
+            for k in self.keys:
+                values[k][full.get(k, MISSING_KNOB)] = None
+        return {k: list(v) for k, v in values.items()}
+
+    def add(self, variant: str, params: Mapping[str, Any], measurement: Measurement) -> None:
+        error = measurement.error_class
+        time_value: float | str = measurement.value if measurement.ok else \
+            COMPILE_FAILED if error in (ErrorClass.COMPILE_ERROR, ErrorClass.RENDER_ERROR) else RUNTIME_FAILED
+        seconds = measurement.seconds or {}
+        self.entries[self.key(variant, params)] = {
+            "variant": variant, **{k: params.get(k, MISSING_KNOB) for k in self.keys[1:]}, "time": time_value,
+            "error_class": str(error) if error else None,
+            "compile_time": 1e3 * (measurement.compile_s or 0.0),
+            "verification_time": 0.0, "benchmark_time": 1e3 * sum(seconds.values()),
+            "strategy_time": 0, "framework_time": 0, "timestamp": time.strftime("%Y-%m-%d %H:%M:%S+00:00",
+                                                                                time.gmtime()),
+        }
+
+    def measurement(self, variant: str, params: Mapping[str, Any]) -> Measurement:
+        entry = self.entries.get(self.key(variant, params))
+        if entry is None:
+            raise UsageError(f"{self.path} holds no measurement of {variant} {dict(params)}: run exhaust first")
+        if isinstance(entry["time"], str):
+            return Measurement(error_class=ErrorClass(entry["error_class"]), detail="cached", measured=True)
+        return Measurement(value=float(entry["time"]), measured=True, time_source=self.header["tuner"]["time_source"])
+
+    @property
+    def complete(self) -> bool:
+        return all(self.key(v.name, p) in self.entries for v, p in self.points())
+
+    def optimum(self) -> float:
+        times = [e["time"] for e in self.entries.values() if not isinstance(e["time"], str)]
+        if not times:
+            raise UsageError(f"{self.path} holds no correct point")
+        return min(times)
+
+    def save(self, time_source: str, simulator: str) -> None:
+        config = self.config
+        header = {
+            "device_name": f"{config.backend}-{config.soc}", "kernel_name": self.space.kernel,
+            "problem_size": list(config.shape), "tune_params_keys": self.keys, "tune_params": self.tune_params(),
+            "objective": "time", "objective_higher_is_better": False,
+            "tuner": {"op": config.operator.name, "shape": list(config.shape), "dtype": config.dtype,
+                      "soc": config.soc, "backend": config.backend, "time_source": time_source,
+                      "simulator": simulator, "variants": self.variants},
+        }
+        self.header = header
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(json.dumps({**header, "cache": self.entries}, indent=0) + "\n")
+        partial.replace(self.path)
+
+
+def exhaust(config: RunConfig, path: Path, on_point: Callable[[int, int], None] | None = None) -> SpaceCache:
+    """Measure every feasible point of `config`'s space that `path` does not hold yet, each on every input set as
+    the loop measures a new best; saved as it goes, so an interrupted exhaust resumes."""
+    cache = SpaceCache(path, config)
+    backend = make_backend(config.backend, config.soc)
+    builds = CompileCache(backend)
+    inputs = RunInputs(config.operator, config.shape, config.dtype)
+    evaluators = {name: Evaluator(cache.space, variant, backend, builds, inputs, cache.context)
+                  for name, variant in cache.space.variants.items()}
+    todo = [(v, p) for v, p in cache.points() if cache.key(v.name, p) not in cache.entries]
+    saved = time.monotonic()
+    try:
+        for done, (variant, params) in enumerate(todo, 1):
+            evaluator = evaluators[variant.name]
+            candidate = evaluator.candidate(params)
+            assert candidate is not None  # a feasible point
+            cache.add(variant.name, params, evaluator.measure(candidate))
+            if on_point is not None:
+                on_point(done, len(todo))
+            if time.monotonic() - saved > SAVE_EVERY_S:
+                cache.save(time_source(backend.name, config.soc), backend.version)
+                saved = time.monotonic()
+    finally:
+        cache.save(time_source(backend.name, config.soc), backend.version)
+        backend.close()
+    return cache
+
+
+class CachedEvaluator:
+    """The loop's evaluator of one variant answered from a `SpaceCache`: nothing is rendered, built or run."""
+
+    def __init__(self, cache: SpaceCache, variant: Variant) -> None:
+        self.cache, self.variant = cache, variant
+
+    def render(self, params: Mapping[str, Any]) -> str:
+        return ""
+
+    def candidate(self, params: Mapping[str, Any]) -> Candidate | None:
+        point = self.variant.evaluate(params, self.cache.context)
+        return Candidate(self.variant.name, dict(params), point, None) if point.feasible else None
+
+    def measure(self, candidate: Candidate, best_us: float | None = None,
+                baseline_us: float | None = None) -> Measurement:
+        return replace(self.cache.measurement(self.variant.name, candidate.params), candidate=candidate)
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """A replayed search: the time of each measured candidate in the order they were measured (None where it
+    failed), and what stopped it."""
+
+    times: tuple[float | None, ...]
+    stop_reason: str
+
+    def best_after(self, trials: int) -> float:
+        """The best time among the first `trials` candidates (inf when none was correct)."""
+        return min((t for t in self.times[:trials] if t is not None), default=math.inf)
+
+    def trials_to_within(self, target_us: float) -> int | None:
+        """How many candidates it took to reach `target_us` or better; None when it never did."""
+        return next((i for i, t in enumerate(self.times, 1) if t is not None and t <= target_us), None)
+
+
+def replay(config: RunConfig, cache: SpaceCache) -> Trajectory:
+    """Run `config`'s search (its sampler, seed, budget, scheduler; no rewrites, one candidate at a time) on the
+    cache's measurements, in a throwaway storage."""
+    with tempfile.TemporaryDirectory(prefix="tuner-replay-") as scratch:
+        config = replace(config, runs_dir=Path(scratch), storage=None, rewrites=False, jobs=1, workers=1,
+                         run="replay")
+        storage, url = optuna.storages.InMemoryStorage(), "memory"
+        backend = make_backend(config.backend, config.soc)
+        optimizer = Optimizer(config, backend=backend, storage=storage, storage_url=url,
+                              artifacts=artifact_store(config.runs_dir), mutators=[],
+                              evaluators=lambda variant: CachedEvaluator(cache, variant))
+        optimizer.run()
+        measured = sorted((trial_id(t), t) for live in optimizer.live.values()
+                          for t in live.trials.study.get_trials(deepcopy=False)
+                          if t.user_attrs.get("measured") and "duplicate_of" not in t.user_attrs)
+        return Trajectory(tuple(t.value if t.state == TrialState.COMPLETE else None for _, t in measured),
+                          optimizer.stop_reason)
