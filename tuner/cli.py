@@ -388,7 +388,7 @@ EXPORT_FORMATS = ("kernel-launch", "cann-op", "torch")
               help="Profile the best kernel with `msprof op` at each plateau and the winner (npu backend).")
 @click.option("--budget", default=200, show_default=True, type=int,
               help="Distinct candidates that compile and run, over the whole run; re-running tops the run up to it.")
-@click.option("--sampler", default="tpe", show_default=True, help="tpe, random, gp, cmaes or brute.")
+@click.option("--sampler", default="tpe", show_default=True, help="tpe, random, gp, cmaes, qmc or brute.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the samplers.")
 @click.option("--jobs", default=2, show_default=True, type=int, help="Candidates built and run in parallel.")
 @click.option("--time-limit", "time_limit", type=float, help="Stop asking for candidates after this many seconds.")
