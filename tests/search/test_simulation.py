@@ -88,3 +88,13 @@ def test_exhaust_measures_every_point_once_and_resumes(small_project, tmp_path):
     again: list[tuple[int, int]] = []
     exhaust(config(small_project), path, on_point=lambda done, total: again.append((done, total)))
     assert again == []
+
+
+def test_a_cache_named_gz_is_kept_gzipped(small_project, tmp_path):
+    path = tmp_path / "cache.json.gz"
+    cache = SpaceCache(path, config(small_project))
+    variant, params = next(iter(cache.points()))
+    cache.add(variant.name, params, Measurement(value=1.5, measured=True))
+    cache.save("simulated, Ascend910B2 model", "test")
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    assert SpaceCache(path, config(small_project)).measurement(variant.name, params).value == 1.5

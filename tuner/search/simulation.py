@@ -3,15 +3,16 @@ cache file in Kernel Tuner's format (`SpaceCache`, `exhaust`), and the run's rea
 dedupe and budget — replayed with its measurements taken from that cache (`replay`), so search strategies can be
 compared on the same data, ours and Kernel Tuner's alike.
 
-The cache is Kernel Tuner's JSON cache file: `tune_params_keys` are `variant` then every knob of every variant (a
-knob a variant lacks takes the value `-`), each entry the point's knobs, `time` in µs or Kernel Tuner's error
-string (`CompilationFailedConfig`, `RuntimeFailedConfig` for a fault or a wrong result), and the compile and
-benchmark times in ms; `tuner` holds what made it (operator, shape, dtype, SoC, the time source, the simulator)
-and each entry its `error_class`.
+The cache is Kernel Tuner's JSON cache file (gzipped where its name ends in .gz): `tune_params_keys` are `variant`
+then every knob of every variant (a knob a variant lacks takes the value `-`), each entry the point's knobs, `time`
+in µs or Kernel Tuner's error string (`CompilationFailedConfig`, `RuntimeFailedConfig` for a fault or a wrong
+result), and the compile and benchmark times in ms; `tuner` holds what made it (operator, shape, dtype, SoC, the
+time source, the simulator) and each entry its `error_class`.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import tempfile
@@ -60,7 +61,7 @@ class SpaceCache:
         self.entries: dict[str, dict[str, Any]] = {}
         self.header: dict[str, Any] = {}
         if path.exists():
-            data = json.loads(path.read_text())
+            data = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
             if data["tune_params_keys"] != self.keys:
                 raise UsageError(f"{path} caches knobs {data['tune_params_keys']}, the space has {self.keys}")
             self.header = {k: v for k, v in data.items() if k != "cache"}
@@ -129,8 +130,9 @@ class SpaceCache:
         }
         self.header = header
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".partial")
-        partial.write_text(json.dumps({**header, "cache": self.entries}, indent=0) + "\n")
+        text = (json.dumps({**header, "cache": self.entries}, indent=0) + "\n").encode()
+        partial = self.path.with_name(self.path.name + ".partial")
+        partial.write_bytes(gzip.compress(text, mtime=0) if self.path.suffix == ".gz" else text)
         partial.replace(self.path)
 
 
