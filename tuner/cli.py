@@ -72,6 +72,16 @@ def main() -> None:
     """Make Ascend C operators fast: templates, search, and a CPU simulator of the vector core."""
 
 
+def _gate(text: str) -> float | None:
+    """--gate: a relative margin, or off."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(f"--gate takes a relative margin (e.g. 0.25) or off (got '{text}')") from None
+
+
 def _soc(name: str):  # noqa: ANN202 - tuner.data.socs.Soc, imported only when a command needs it
     """The SoC a user named in any case (ascend910b2 is Ascend910B2); UsageError if unknown."""
     from tuner.data.socs import UnknownSocError, get_soc
@@ -387,7 +397,8 @@ EXPORT_FORMATS = ("kernel-launch", "cann-op", "torch")
 @click.option("--profile", type=click.Choice(["msprof"]),
               help="Profile the best kernel with `msprof op` at each plateau and the winner (npu backend).")
 @click.option("--budget", default=200, show_default=True, type=int,
-              help="Distinct candidates that compile and run, over the whole run; re-running tops the run up to it.")
+              help="Distinct candidates that compile and run (on a device: that are launched), over the whole run; "
+                   "re-running tops the run up to it.")
 @click.option("--sampler", default="tpe", show_default=True, help="tpe, random, gp, cmaes, qmc or brute.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the samplers.")
 @click.option("--jobs", default=2, show_default=True, type=int, help="Candidates built and run in parallel.")
@@ -415,6 +426,9 @@ EXPORT_FORMATS = ("kernel-launch", "cann-op", "torch")
 @click.option("--plateau", default=30, show_default=True, type=int,
               help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
 @click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
+@click.option("--gate", "gate_text", default="off", show_default=True, metavar="MARGIN|off",
+              help="On a device: a candidate the simulator predicts more than MARGIN (relative, e.g. 0.5) slower "
+                   "than its prediction of the run's best is not launched and takes no budget; off launches all.")
 @click.option("--no-rewrites", is_flag=True, help="Search the packaged templates' knobs only: no LLM, no rules.")
 def optimize(op: str, shape: str, shapes_text: str | None, shapes_file: Path | None, dtype: str,
              task_inputs: str | None, soc: str | None, backend: str, workers: int,
@@ -423,7 +437,7 @@ def optimize(op: str, shape: str, shapes_text: str | None, shapes_file: Path | N
              time_limit: float | None, storage: str | None, runs_dir: Path, run_name: str | None,
              option_specs: tuple[str, ...], as_json: bool, prepare: bool, llm_model: str | None, no_llm: bool,
              llm_max_calls: int, llm_timeout: float, repair_rounds: int, generate_rounds: int, plateau: int,
-             plateau_eps: float, no_rewrites: bool) -> None:
+             plateau_eps: float, gate_text: str, no_rewrites: bool) -> None:
     """Tune operator OP: search its templates' knobs, verify every candidate, export the fastest.
 
     OP is a packaged operator's name, a task file in KernelBench's format (PATH.py: Model, get_inputs,
@@ -462,7 +476,7 @@ def optimize(op: str, shape: str, shapes_text: str | None, shapes_file: Path | N
                            runs_dir=runs_dir, run=run_name, options=options, rewrites=not no_rewrites,
                            llm_model=llm_model, no_llm=no_llm, llm_max_calls=llm_max_calls, llm_timeout_s=llm_timeout,
                            repair_rounds=repair_rounds, generate_rounds=generate_rounds, plateau=plateau,
-                           plateau_eps=plateau_eps)
+                           plateau_eps=plateau_eps, gate=_gate(gate_text))
         shapes = None
         if shapes_text or shapes_file:
             if shapes_text and shapes_file:

@@ -10,8 +10,9 @@ __all__ = ["CompileError", "ErrorClass", "TunerError", "ToolchainError", "UsageE
 class ErrorClass(StrEnum):
     """Why a trial did not give a time, as its `error_class` attribute records it (the value is the string kept).
 
-    PRUNED trials carry a kernel's failure (infeasible up to interrupted); FAIL trials the tuner's own
-    (`tuner_error`) or a worker that died with the trial (`abandoned`)."""
+    PRUNED trials carry a kernel's failure (infeasible up to interrupted) or a candidate not launched because the
+    simulator predicted it slow (`predicted_slow`, on a device); FAIL trials the tuner's own (`tuner_error`) or a
+    worker that died with the trial (`abandoned`)."""
 
     INFEASIBLE = "infeasible"
     RENDER_ERROR = "render_error"
@@ -20,6 +21,7 @@ class ErrorClass(StrEnum):
     WRONG_RESULT = "wrong_result"
     TIMEOUT = "timeout"
     INTERRUPTED = "interrupted"
+    PREDICTED_SLOW = "predicted_slow"
     TUNER_ERROR = "tuner_error"
     ABANDONED = "abandoned"
 
@@ -42,8 +44,9 @@ class ErrorClass(StrEnum):
         return self in _REPAIRABLE
 
 
+# a prediction is deterministic, and the gate mostly falls as the best improves: a point kept off the device stays off
 _DETERMINISTIC = frozenset({ErrorClass.INFEASIBLE, ErrorClass.RENDER_ERROR, ErrorClass.COMPILE_ERROR,
-                            ErrorClass.FAULT, ErrorClass.WRONG_RESULT, ErrorClass.TIMEOUT})
+                            ErrorClass.FAULT, ErrorClass.WRONG_RESULT, ErrorClass.TIMEOUT, ErrorClass.PREDICTED_SLOW})
 _REPAIRABLE = frozenset({ErrorClass.COMPILE_ERROR, ErrorClass.RENDER_ERROR, ErrorClass.WRONG_RESULT,
                          ErrorClass.FAULT})
 

@@ -7,6 +7,7 @@ torch_npu's own op, --workers pinning, and export."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import time
@@ -21,7 +22,7 @@ from tuner.backends import choose_backend
 from tuner.backends.args import GmBytes, GmIn, GmOut
 from tuner.backends.npu.backend import PRECHECK, NpuBackend, TimingPolicy
 from tuner.backends.npu.detect import detect
-from tuner.errors import UsageError
+from tuner.errors import ErrorClass, UsageError
 from tuner.search.report import eligible
 
 from .standin import enter, import_module, machine
@@ -178,6 +179,18 @@ def test_every_timed_launch_starts_from_the_raw_buffers_it_was_given(backend) ->
     assert np.array_equal(profile.after_timing.outputs[0], 2 * x + 1)
 
 
+def test_a_kernel_predicted_slower_than_the_gate_stays_off_the_device(backend) -> None:
+    npu, artifact, npu_log = backend
+    x = np.arange(N, dtype=np.float32)
+    gated = npu.profile(artifact, _args(0, x), 2, gate_us=1e-3)
+    assert gated.run.fault_classes == [ErrorClass.PREDICTED_SLOW] and gated.run.faults[0].startswith("not launched")
+    assert math.isnan(gated.time_us) and gated.extra["sim_us"] > 1e-3
+    assert gated.source == "simulated, Ascend910B2 model" and "timing" not in gated.extra
+    assert not npu_log.exists()  # no device worker was ever started
+    launched = npu.profile(artifact, _args(0, x), 2, gate_us=2 * gated.extra["sim_us"])
+    assert launched.run.ok and launched.source == "measured on Ascend910B2" and launched.extra["timing"]["launches"]
+
+
 def test_simulator_precheck_keeps_a_faulty_kernel_off_the_device(backend) -> None:
     npu, artifact, npu_log = backend
     profile = npu.profile(artifact, _args(3, np.zeros(N, np.float32)), 1)
@@ -218,3 +231,20 @@ def test_profile_msprof_at_a_plateau_and_for_the_winner(tmp_path) -> None:
         assert device[f"msprof_{why}"]["pipe_ratios"]["mte2"] == pytest.approx(0.9), device
     calls = [c for c in _tools(m.log) if Path(c[0]).name == "msprof"]  # its argv[0] is its path
     assert calls and all(c[1] == "op" and c[2] == "--kernel-name=softmax_custom" for c in calls)
+
+
+@pytest.mark.e2e
+def test_the_gate_keeps_candidates_predicted_slow_off_the_device(tmp_path) -> None:
+    """--gate 0: a candidate the simulator predicts slower than its prediction of the run's best is not launched,
+    and the budget counts launches only."""
+    m = machine(tmp_path)
+    proc = _optimize(m.env, tmp_path / "runs", "--shape", "64x1024", "--budget", "8", "--gate", "0", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    trials = [t for s in _studies(tmp_path / "runs") for t in s.trials if "duplicate_of" not in t.user_attrs]
+    launched = [t for t in trials if t.user_attrs.get("measured")]
+    gated = [t for t in trials if t.user_attrs.get("error_class") == "predicted_slow"]
+    assert len(launched) == 8 and all("timing" in t.user_attrs for t in launched if t.value is not None)
+    assert gated and all(t.state == optuna.trial.TrialState.PRUNED and "timing" not in t.user_attrs for t in gated)
+    fastest_predicted = min(t.user_attrs["sim_us"] for t in launched)
+    assert all(t.user_attrs["sim_us"] > fastest_predicted for t in gated)
+    assert all(t.user_attrs["error_detail"].startswith("not launched: predicted") for t in gated)

@@ -105,7 +105,7 @@ def test_a_concatenation_is_a_kernel_of_its_own_and_a_dropped_result_no_kernel()
 def test_the_ir_evaluated_in_torch_is_the_forward(forward: str):
     namespace: dict[str, object] = {"torch": torch, "F": torch.nn.functional}
     exec(f"def forward(x):\n    return {forward}", namespace)
-    x = torch.randn(6, 40)
+    x = torch.randn(6, 40, generator=torch.Generator().manual_seed(0))  # rsqrt near a zero of the norm: ill-conditioned
     graph = _graph(forward)
     got = evaluate_graph(graph, {"x": x})[graph.outputs[0]]
     expected = namespace["forward"](x)

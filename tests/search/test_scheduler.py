@@ -35,7 +35,7 @@ def _state(name: str, points: int) -> VariantState:
 def test_error_classes_know_what_a_repeat_reproduces_and_what_is_worth_a_repair():
     assert {c for c in ErrorClass if c.deterministic} == {
         ErrorClass.INFEASIBLE, ErrorClass.RENDER_ERROR, ErrorClass.COMPILE_ERROR, ErrorClass.FAULT,
-        ErrorClass.WRONG_RESULT, ErrorClass.TIMEOUT}
+        ErrorClass.WRONG_RESULT, ErrorClass.TIMEOUT, ErrorClass.PREDICTED_SLOW}
     assert {c for c in ErrorClass if c.repairable} == {
         ErrorClass.COMPILE_ERROR, ErrorClass.RENDER_ERROR, ErrorClass.WRONG_RESULT, ErrorClass.FAULT}
     assert ErrorClass.of("fault") is ErrorClass.FAULT
@@ -124,7 +124,7 @@ def test_patience_stops_the_run_after_that_many_asks_without_a_new_candidate():
     scheduler.unproductive()
     assert scheduler.stop_reason == ""
     scheduler.unproductive()
-    assert scheduler.stop_reason == "3 consecutive asks gave no new feasible candidate"
+    assert scheduler.stop_reason == "3 consecutive asks gave no new candidate to measure"
 
 
 @pytest.mark.parametrize(("window", "bests", "fires_at"), [

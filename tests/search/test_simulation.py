@@ -14,7 +14,7 @@ import yaml
 from tuner.errors import ErrorClass
 from tuner.search.config import RunConfig
 from tuner.search.evaluate import Measurement
-from tuner.search.simulation import SpaceCache, exhaust, replay
+from tuner.search.simulation import ModelError, SpaceCache, exhaust, replay
 
 FROZEN = Path(__file__).parent / "data" / "softmax"
 ONE_BUILD = {"buffer_num": [2], "copy": ["data_copy"], "spread": ["contiguous"], "sync": ["queue"],
@@ -74,6 +74,23 @@ def test_the_loop_replayed_on_a_cache_measures_each_point_once_and_finds_the_opt
     assert run.times[0] == pytest.approx(10.0 / 4 + 6.4)  # the baseline first: all cores, 64 rows per tile
     assert run.best_after(20) == cache.optimum() and run.trials_to_within(cache.optimum()) <= 20
     assert replay(config(small_project, budget=6, seed=3), reread).times == run.times[:6]
+
+
+def test_on_a_replayed_device_the_gate_keeps_candidates_predicted_slow_off_it(small_project, tmp_path):
+    cache = SpaceCache(tmp_path / "cache.json", config(small_project))
+    synthetic(cache)
+    exact = ModelError(spread=0.0, bias=1.3)  # the model's order kept: the gate can skip only slower points
+    ungated = replay(config(small_project, budget=100, seed=3, gate=None), cache, exact)
+    assert ungated.not_launched == 0 and len(ungated.times) == 20
+    assert ungated.best_after(20) == pytest.approx(1.3 * cache.optimum())
+    gated = replay(config(small_project, budget=100, seed=3, gate=0.0), cache, exact)
+    assert gated.not_launched > 0 and len(gated.times) < 20
+    assert gated.best_after(20) == ungated.best_after(20)
+    assert replay(config(small_project, budget=4, seed=3, gate=0.0), cache, exact).times == gated.times[:4]
+
+    noisy = ModelError(spread=0.3, bias=1.3, seed=5)  # a point's device time is fixed by the seed
+    first, again = (replay(config(small_project, budget=100, seed=3, gate=None), cache, noisy) for _ in range(2))
+    assert first.times == again.times and sorted(map(str, first.times)) != sorted(map(str, ungated.times))
 
 
 @pytest.mark.e2e

@@ -274,7 +274,7 @@ class _TooFast(SimBackend):
         self.launches += 1
         return super().run(artifact, args, block_dim)
 
-    def profile(self, artifact, args, block_dim, trace=None) -> Profile:
+    def profile(self, artifact, args, block_dim, trace=None, gate_us=None) -> Profile:
         self.launches += 1
         profile = super().profile(artifact, args, block_dim, trace)
         profile.time_us /= 1000

@@ -102,9 +102,13 @@ class Backend(ABC):
         """Launch once and return the outputs (GmOut arguments, in order)."""
 
     @abstractmethod
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None,
+                gate_us: float | None = None) -> Profile:
         """Launch and time; the result also carries that launch's outputs and faults. With `trace`, also write
-        a Chrome-trace timeline of the launch there (one row per pipe per block)."""
+        a Chrome-trace timeline of the launch there (one row per pipe per block). A backend that predicts a launch
+        on the simulator before it runs it on a device (the NPU's) does not launch one predicted slower than
+        `gate_us`: its profile then has no time and the fault class `predicted_slow`, with the prediction as
+        `sim_us` in `extra`; a backend whose time is the simulator's ignores the gate."""
 
     def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:
         """One more time of a kernel already checked, in µs (the re-timing of the best few before the winner)."""

@@ -122,6 +122,13 @@ def _launch_request(call: str, build: str, block_dim: int, args: list[KernelArg]
     return {"call": call, "build": build, "block_dim": block_dim, "args": [_arg_key(a) for a in args]}
 
 
+def _profile_request(build: str, block_dim: int, args: list[KernelArg], trace: Path | None,
+                     gate_us: float | None) -> dict[str, Any]:
+    """A profile's request; the gate is part of it where there is one (a launch gated otherwise answers otherwise)."""
+    request = _launch_request("profile+trace" if trace is not None else "profile", build, block_dim, args)
+    return request if gate_us is None else {**request, "gate_us": gate_us}
+
+
 def _torch_request(op: Operator, input_sets: list[dict[str, np.ndarray]]) -> dict[str, Any]:
     return {"call": "time_torch", "op": op.name, "options": op.changed_options(),
             "inputs": [{name: _array_key(a) for name, a in sorted(s.items())} for s in input_sets]}
@@ -355,10 +362,10 @@ class RecordingBackend(Backend):
         return self._call(request, lambda: self.inner.run(artifact, args, block_dim),
                           lambda run: {"run": _run(run, self._recording.blobs)})
 
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
-        call = "profile+trace" if trace is not None else "profile"
-        request = _launch_request(call, self._build_of(artifact), block_dim, args)
-        return self._call(request, lambda: self.inner.profile(artifact, args, block_dim, trace),
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None,
+                gate_us: float | None = None) -> Profile:
+        request = _profile_request(self._build_of(artifact), block_dim, args, trace, gate_us)
+        return self._call(request, lambda: self.inner.profile(artifact, args, block_dim, trace, gate_us),
                           lambda profile: {"profile": _profile(profile, self._recording.blobs, trace)})
 
     def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:
@@ -478,9 +485,9 @@ class ReplayBackend(Backend):
         answer = self._answer(_launch_request("run", self._build_of(artifact), block_dim, args))
         return _run_back(answer["run"], self._recording.blobs)
 
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
-        call = "profile+trace" if trace is not None else "profile"
-        answer = self._answer(_launch_request(call, self._build_of(artifact), block_dim, args))
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None,
+                gate_us: float | None = None) -> Profile:
+        answer = self._answer(_profile_request(self._build_of(artifact), block_dim, args, trace, gate_us))
         return _profile_back(answer["profile"], self._recording.blobs, trace)
 
     def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:

@@ -49,7 +49,8 @@ class SimBackend(Backend):
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
         return self._run_result(self._launch(artifact, args, block_dim))
 
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None,
+                gate_us: float | None = None) -> Profile:
         result = self._launch(artifact, args, block_dim, trace)
         blocks = result.report.get("blocks", [])
         slowest = max(blocks, key=lambda b: b["aiv_time_us"]) if blocks else {}

@@ -54,8 +54,9 @@ class ScreenedBackend(Backend):
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
         return self.inner.run(self._checked(artifact), args, block_dim)
 
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
-        return self.inner.profile(self._checked(artifact), args, block_dim, trace)
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None,
+                gate_us: float | None = None) -> Profile:
+        return self.inner.profile(self._checked(artifact), args, block_dim, trace, gate_us)
 
     def time(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> float:
         return self.inner.time(self._checked(artifact), args, block_dim)

@@ -67,6 +67,9 @@ class RunConfig:
     generate_rounds: int = 3
     plateau: int = 30
     plateau_eps: float = 0.01
+    # on a device, a candidate the simulator predicts more than this much slower than its prediction of the run's
+    # best is not launched; None (the default: docs/search_gate.md) launches every candidate
+    gate: float | None = None
     # a user's own operator: a task file in KernelBench's format, or one function of a file with its inputs described
     task: Path | None = None
     function: str | None = None
@@ -103,6 +106,8 @@ class RunConfig:
         for flag, seconds in (("--time-limit", self.time_limit_s), ("--llm-timeout", self.llm_timeout_s)):
             if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
                 raise UsageError(f"{flag} must be a positive, finite number of seconds (got {seconds})")
+        if self.gate is not None and not (math.isfinite(self.gate) and self.gate >= 0):
+            raise UsageError(f"--gate must be a relative margin of at least 0, or off (got {self.gate})")
         if not (math.isfinite(self.plateau_eps) and 0 <= self.plateau_eps < 1):
             raise UsageError(f"--plateau-eps must be a relative improvement from 0 up to (not including) 1 "
                              f"(got {self.plateau_eps})")

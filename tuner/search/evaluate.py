@@ -78,6 +78,11 @@ class Measurement:
         return self.error_class is None and self.value is not None
 
     @property
+    def judged(self) -> bool:
+        """A new candidate was judged: measured, or kept off the device by its prediction."""
+        return self.measured or self.error_class == ErrorClass.PREDICTED_SLOW
+
+    @property
     def built(self) -> bool:
         return self.compile_s is not None
 
@@ -206,12 +211,13 @@ class Evaluator:
                                detail=self.variant.evaluate(params, self.context).why_infeasible())
         return self.measure(candidate, best_us, baseline_us)
 
-    def measure(self, candidate: Candidate, best_us: float | None = None,
-                baseline_us: float | None = None) -> Measurement:
+    def measure(self, candidate: Candidate, best_us: float | None = None, baseline_us: float | None = None,
+                gate_us: float | None = None) -> Measurement:
         """Build, run, check and time a candidate. One faster than `best_us` (the run's best so far) is checked on
         every input set before it is told; slower ones cannot become best, so the timed launch's set suffices. A
         suspect candidate (`suspect`, against the run's baseline time `baseline_us`) is run again on every input
-        set, the timed one too, and keeps the reason as its `suspect` attribute."""
+        set, the timed one too, and keeps the reason as its `suspect` attribute. On a device, a candidate the
+        simulator predicts slower than `gate_us` is not launched (`predicted_slow`, not measured)."""
         if candidate.source is None:
             return Measurement(candidate, error_class=ErrorClass.RENDER_ERROR, detail=candidate.render_error)
         point = candidate.point
@@ -223,8 +229,11 @@ class Evaluator:
         assert build.artifact is not None
         errors = [0.0, 0.0]
         start = time.perf_counter()
-        profile = self.backend.profile(build.artifact, self._args(0, point), point.block_dim)
+        profile = self.backend.profile(build.artifact, self._args(0, point), point.block_dim, gate_us=gate_us)
         run_s = time.perf_counter() - start
+        if ErrorClass.PREDICTED_SLOW in profile.run.fault_classes:
+            return replace(built, error_class=ErrorClass.PREDICTED_SLOW, detail=profile.run.faults[0],
+                           time_source=profile.source, backend_attrs=dict(profile.extra))
         pipe = {**{k: round(v, 4) for k, v in profile.pipe_ratios.items()},
                 "gm_to_ub_bytes": profile.gm_to_ub_bytes, "ub_to_gm_bytes": profile.ub_to_gm_bytes}
         verify_start = time.perf_counter()

@@ -200,6 +200,16 @@ class Optimizer:
     def best_us(self) -> float | None:
         return self.scheduler.best_us()
 
+    def gate_us(self) -> float | None:
+        """The predicted time above which a candidate is not launched: the run's best trial's prediction (`sim_us`,
+        which only a device's trials carry) times 1 + the gate margin; None without a gate or a prediction."""
+        state = self.scheduler.best_state()
+        trial = state.best_trial if state is not None else None
+        predicted = trial.attrs.get("sim_us") if trial is not None else None
+        if self.config.gate is None or not isinstance(predicted, (int, float)):
+            return None
+        return predicted * (1 + self.config.gate)
+
     # ----- setup -------------------------------------------------------------------------------------
     def _study_name(self, variant: Variant) -> str:
         fingerprint = variant.fingerprint(self.context)
@@ -407,8 +417,9 @@ class Optimizer:
                     if interrupted.is_set():  # results of processes that the same Ctrl-C stopped are not verdicts
                         break
                     for trial_id in [i for i, f in inflight.items() if f.future in done]:
-                        if self._finish(inflight.pop(trial_id)):
-                            self.scheduler.productive()
+                        measurement = self._finish(inflight.pop(trial_id))
+                        if measurement is not None and measurement.judged:
+                            self.scheduler.productive(launched=measurement.measured)
                         else:
                             self.scheduler.unproductive()
                     self._resolve_waiting(inflight, pool)
@@ -461,7 +472,8 @@ class Optimizer:
         live.trials.set_attrs(asked.trial_id, {"candidate": True})
         candidate = live.evaluator.candidate(asked.params)
         assert candidate is not None  # the point is feasible
-        future = pool.submit(live.evaluator.measure, candidate, self.best_us(), self.scheduler.baseline_us())
+        future = pool.submit(live.evaluator.measure, candidate, self.best_us(), self.scheduler.baseline_us(),
+                             self.gate_us())
         inflight[asked.trial_id] = _InFlight(live, asked, future)
         live.state.measured += 1
         return True
@@ -526,8 +538,8 @@ class Optimizer:
         self.sampler_s += time.perf_counter() - start
         live.state.told(live.trials.get(asked.trial_id))
 
-    def _finish(self, flight: _InFlight) -> bool:
-        """Tell a finished evaluation (and its followers); True if the candidate was measured."""
+    def _finish(self, flight: _InFlight) -> Measurement | None:
+        """Tell a finished evaluation (and its followers); its measurement, None for the tuner's own error."""
         live = flight.live
         try:
             measurement = flight.future.result()
@@ -544,7 +556,7 @@ class Optimizer:
             for asked in (flight.asked, *flight.followers):
                 self.leases.release(asked.trial_id)
                 live.trials.tell(asked.number, TrialStatus.FAIL)
-            return False
+            return None
         if not measurement.measured:
             live.state.measured -= 1
         if measurement.built:
@@ -554,7 +566,7 @@ class Optimizer:
         for follower in flight.followers:
             self._tell(live, follower, measurement, duplicate_of=flight.asked.number)
         self._rewrite(live, flight.asked.params, measurement)
-        return measurement.measured
+        return measurement
 
     def _interrupt(self) -> None:
         """Prune every trial this worker has RUNNING — in flight, or caught between its ask and its lease."""

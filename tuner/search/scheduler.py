@@ -16,10 +16,11 @@ from typing import Any
 
 from tuner.errors import ErrorClass
 
-__all__ = ["MIN_TRIALS_PER_VARIANT", "PATIENCE_ASKS", "UCB_C", "Plateau", "Scheduler", "TrialFacts", "TrialStatus",
-           "VariantState", "point_key"]
+__all__ = ["GATED_PATIENCE", "MIN_TRIALS_PER_VARIANT", "PATIENCE_ASKS", "UCB_C", "Plateau", "Scheduler",
+           "TrialFacts", "TrialStatus", "VariantState", "point_key"]
 
 PATIENCE_ASKS = 50
+GATED_PATIENCE = 200  # candidates in a row kept off the device by the gate that stop the run
 MIN_TRIALS_PER_VARIANT = 5
 UCB_C = 0.5
 
@@ -166,6 +167,7 @@ class Scheduler:
         self.budget, self.patience = budget, patience
         self.states: dict[str, VariantState] = {}
         self.idle_asks = 0  # consecutive asks without a new measured candidate
+        self.gated_in_a_row = 0  # consecutive new candidates the gate kept off the device
         self.stop_reason = ""
 
     def add(self, state: VariantState) -> None:
@@ -214,11 +216,16 @@ class Scheduler:
 
         return max(active, key=score)
 
-    def productive(self) -> None:
+    def productive(self, launched: bool = True) -> None:
+        """A new candidate was measured, or (not `launched`) judged by its prediction and kept off the device: the
+        simulator's answer is news too, but GATED_PATIENCE of those in a row stop the run."""
         self.idle_asks = 0
+        self.gated_in_a_row = 0 if launched else self.gated_in_a_row + 1
+        if self.gated_in_a_row >= GATED_PATIENCE and not self.stop_reason:
+            self.stop_reason = f"{GATED_PATIENCE} consecutive candidates were predicted slower than the gate"
 
     def unproductive(self) -> None:
         """An ask or a candidate that gave no new measurement; `patience` of them in a row stop the run."""
         self.idle_asks += 1
         if self.idle_asks >= self.patience and not self.stop_reason:
-            self.stop_reason = f"{self.patience} consecutive asks gave no new feasible candidate"
+            self.stop_reason = f"{self.patience} consecutive asks gave no new candidate to measure"

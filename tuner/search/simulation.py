@@ -12,16 +12,19 @@ time source, the simulator) and each entry its `error_class`.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import math
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import numpy as np
 import optuna
 from optuna.trial import TrialState
 
@@ -36,7 +39,7 @@ from tuner.search.storage import artifact_store
 from tuner.search.trials import trial_id
 from tuner.space.spaces import SearchSpace, Variant, load_space, run_context
 
-__all__ = ["MISSING_KNOB", "CachedEvaluator", "SpaceCache", "Trajectory", "exhaust", "replay"]
+__all__ = ["MISSING_KNOB", "CachedEvaluator", "ModelError", "SpaceCache", "Trajectory", "exhaust", "replay"]
 
 MISSING_KNOB = "-"
 COMPILE_FAILED = "CompilationFailedConfig"
@@ -77,8 +80,10 @@ class SpaceCache:
         values = {"variant": variant, **params}
         return ",".join(str(values.get(k, MISSING_KNOB)) for k in self.keys)
 
+    @functools.cached_property
     def tune_params(self) -> dict[str, list[Any]]:
-        """Each knob's values over the space (`-` where a variant lacks it), in the space's order."""
+        """Each knob's values over the space (`-` where a variant lacks it), in the space's order (enumerated once:
+        an exhaust saves every 30 s)."""
         values: dict[str, dict[Any, None]] = {k: {} for k in self.keys}
         for variant, params in self.points():
             full = {"variant": variant.name, **params}
@@ -122,7 +127,7 @@ class SpaceCache:
         config = self.config
         header = {
             "device_name": f"{config.backend}-{config.soc}", "kernel_name": self.space.kernel,
-            "problem_size": list(config.shape), "tune_params_keys": self.keys, "tune_params": self.tune_params(),
+            "problem_size": list(config.shape), "tune_params_keys": self.keys, "tune_params": self.tune_params,
             "objective": "time", "objective_higher_is_better": False,
             "tuner": {"op": config.operator.name, "shape": list(config.shape), "dtype": config.dtype,
                       "soc": config.soc, "backend": config.backend, "time_source": time_source,
@@ -164,11 +169,35 @@ def exhaust(config: RunConfig, path: Path, on_point: Callable[[int, int], None] 
     return cache
 
 
-class CachedEvaluator:
-    """The loop's evaluator of one variant answered from a `SpaceCache`: nothing is rendered, built or run."""
+@dataclass(frozen=True)
+class ModelError:
+    """A device replayed as a noisy, biased copy of the simulator: a point's device time is its simulated time times
+    `bias`, times a factor per build (variant and structural knobs: the model errs per code path) and one per point,
+    each lognormal with sigma `spread` / √2 and fixed by `seed`, so `spread` is the sigma of log(device / model)."""
 
-    def __init__(self, cache: SpaceCache, variant: Variant) -> None:
-        self.cache, self.variant = cache, variant
+    spread: float
+    bias: float = 1.0
+    seed: int = 0
+
+    SOURCE: ClassVar[str] = "replayed device: the simulator's times with a model error"
+
+    def _normal(self, key: str) -> float:
+        return float(np.random.default_rng(zlib.crc32(f"{self.seed}:{key}".encode())).standard_normal())
+
+    def device_us(self, variant: Variant, params: Mapping[str, Any], predicted_us: float) -> float:
+        build = f"{variant.name}:{sorted(variant.structural(params).items())}"
+        point = f"{variant.name}:{sorted(params.items())}"
+        sigma = self.spread / math.sqrt(2)
+        return predicted_us * self.bias * math.exp(sigma * (self._normal(build) + self._normal(point)))
+
+
+class CachedEvaluator:
+    """The loop's evaluator of one variant answered from a `SpaceCache`: nothing is rendered, built or run. With a
+    `device`, the cache's times are the simulator's predictions and the device's times are `device`'s copy of them:
+    a candidate predicted slower than the gate is not launched, as on an NPU."""
+
+    def __init__(self, cache: SpaceCache, variant: Variant, device: ModelError | None = None) -> None:
+        self.cache, self.variant, self.device = cache, variant, device
 
     def render(self, params: Mapping[str, Any]) -> str:
         return ""
@@ -177,9 +206,19 @@ class CachedEvaluator:
         point = self.variant.evaluate(params, self.cache.context)
         return Candidate(self.variant.name, dict(params), point, None) if point.feasible else None
 
-    def measure(self, candidate: Candidate, best_us: float | None = None,
-                baseline_us: float | None = None) -> Measurement:
-        return replace(self.cache.measurement(self.variant.name, candidate.params), candidate=candidate)
+    def measure(self, candidate: Candidate, best_us: float | None = None, baseline_us: float | None = None,
+                gate_us: float | None = None) -> Measurement:
+        cached = replace(self.cache.measurement(self.variant.name, candidate.params), candidate=candidate)
+        if self.device is None or not cached.ok:
+            return cached
+        assert cached.value is not None
+        prediction = {"sim_us": cached.value, "sim_source": cached.time_source}
+        if gate_us is not None and cached.value > gate_us:
+            return Measurement(candidate, error_class=ErrorClass.PREDICTED_SLOW, time_source=cached.time_source,
+                               detail=f"not launched: predicted {cached.value:.3f} µs > gate {gate_us:.3f} µs",
+                               backend_attrs=prediction)
+        return replace(cached, value=self.device.device_us(self.variant, candidate.params, cached.value),
+                       time_source=ModelError.SOURCE, backend_attrs=prediction)
 
 
 @dataclass(frozen=True)
@@ -189,6 +228,7 @@ class Trajectory:
 
     times: tuple[float | None, ...]
     stop_reason: str
+    not_launched: int = 0  # candidates a replayed device's gate kept from launching
 
     def best_after(self, trials: int) -> float:
         """The best time among the first `trials` candidates (inf when none was correct)."""
@@ -199,9 +239,10 @@ class Trajectory:
         return next((i for i, t in enumerate(self.times, 1) if t is not None and t <= target_us), None)
 
 
-def replay(config: RunConfig, cache: SpaceCache) -> Trajectory:
-    """Run `config`'s search (its sampler, seed, budget, scheduler; no rewrites, one candidate at a time) on the
-    cache's measurements, in a throwaway storage."""
+def replay(config: RunConfig, cache: SpaceCache, device: ModelError | None = None) -> Trajectory:
+    """Run `config`'s search (its sampler, seed, budget, scheduler, gate; no rewrites, one candidate at a time) on
+    the cache's measurements, in a throwaway storage; with a `device`, on a replayed device whose simulator is the
+    cache (the times are the device's, the budget counts launches)."""
     with tempfile.TemporaryDirectory(prefix="tuner-replay-") as scratch:
         config = replace(config, runs_dir=Path(scratch), storage=None, rewrites=False, jobs=1, workers=1,
                          run="replay")
@@ -209,10 +250,11 @@ def replay(config: RunConfig, cache: SpaceCache) -> Trajectory:
         backend = make_backend(config.backend, config.soc)
         optimizer = Optimizer(config, backend=backend, storage=storage, storage_url=url,
                               artifacts=artifact_store(config.runs_dir), mutators=[],
-                              evaluators=lambda variant: CachedEvaluator(cache, variant))
+                              evaluators=lambda variant: CachedEvaluator(cache, variant, device))
         optimizer.run()
-        measured = sorted((trial_id(t), t) for live in optimizer.live.values()
-                          for t in live.trials.study.get_trials(deepcopy=False)
+        trials = [t for live in optimizer.live.values() for t in live.trials.study.get_trials(deepcopy=False)]
+        measured = sorted((trial_id(t), t) for t in trials
                           if t.user_attrs.get("measured") and "duplicate_of" not in t.user_attrs)
+        gated = sum(t.user_attrs.get("error_class") == ErrorClass.PREDICTED_SLOW for t in trials)
         return Trajectory(tuple(t.value if t.state == TrialState.COMPLETE else None for _, t in measured),
-                          optimizer.stop_reason)
+                          optimizer.stop_reason, gated)

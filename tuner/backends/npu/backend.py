@@ -36,7 +36,7 @@ from tuner.backends.npu.profiler import MsprofError, profile_kernel
 from tuner.backends.npu.timing import l2_flush_bytes, summarize
 from tuner.backends.sim import SimBackend
 from tuner.data.socs import UnknownSocError, get_soc
-from tuner.errors import UsageError
+from tuner.errors import ErrorClass, UsageError
 from tuner.ops.base import NUMPY_DTYPES, Operator
 from tuner.sim.run import clean_stale_scratch, scratch_prefix
 
@@ -216,8 +216,10 @@ class NpuBackend(Backend):
     def run(self, artifact: Artifact, args: list[KernelArg], block_dim: int) -> RunResult:
         return self._launch(artifact, args, block_dim, timed=False)[0]
 
-    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None) -> Profile:
-        """Simulate (fault checks, prediction), then launch, time and launch-check on the device."""
+    def profile(self, artifact: Artifact, args: list[KernelArg], block_dim: int, trace: Path | None = None,
+                gate_us: float | None = None) -> Profile:
+        """Simulate (fault checks, prediction), then, unless the prediction is slower than `gate_us`, launch, time
+        and launch-check on the device."""
         assert isinstance(artifact, NpuArtifact) and artifact.sim is not None
         sim = self.sim.profile(artifact.sim, args, block_dim, trace)
         source = time_source(self.name, self.soc)
@@ -226,6 +228,11 @@ class NpuBackend(Backend):
         if not sim.run.ok:
             run = RunResult([], [f"{PRECHECK}: {text}" for text in sim.run.faults], sim.run.fault_classes)
             return Profile(math.nan, source, sim.pipe_ratios, sim.gm_to_ub_bytes, sim.ub_to_gm_bytes, run,
+                           sim.report, extra=prediction)
+        if gate_us is not None and sim.time_us > gate_us:
+            run = RunResult([], [f"not launched: predicted {sim.time_us:.3f} µs ({sim.source}), slower than the "
+                                 f"gate of {gate_us:.3f} µs"], [ErrorClass.PREDICTED_SLOW])
+            return Profile(math.nan, sim.source, sim.pipe_ratios, sim.gm_to_ub_bytes, sim.ub_to_gm_bytes, run,
                            sim.report, extra=prediction)
         run, reply = self._launch(artifact, args, block_dim, timed=True)
         if not run.ok:
