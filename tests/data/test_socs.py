@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from tuner.data import costs
+from tuner.data.api_support import reserved_ub_apis
 from tuner.data.costs import (
     COSTS_DIR,
     DIRECTIONS,
@@ -30,10 +31,8 @@ REQUIRED_SOCS = ("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4", "As
 
 
 def _quantities(soc) -> dict[str, Quantity]:
-    """Every Quantity of a SoC, reserves included, by a readable name."""
-    found = {name: value for name, value in vars(soc).items() if isinstance(value, Quantity)}
-    found |= {f"ub_reserved_bytes.cann{major}": q for major, q in soc.ub_reserved_bytes.items()}
-    return found
+    """Every Quantity of a SoC by its name."""
+    return {name: value for name, value in vars(soc).items() if isinstance(value, Quantity)}
 
 
 def test_required_socs_are_present() -> None:
@@ -56,9 +55,8 @@ def test_values_are_plausible(name: str) -> None:
     assert soc.cube_cores.value > 0
     assert 500 <= soc.clock_mhz.value <= 3000
     assert soc.ub_bytes.value >= 128 * 1024
-    for major in soc.ub_reserved_bytes:
-        assert 0 < soc.usable_ub_bytes(major) < soc.ub_bytes.value
-        assert soc.usable_ub_bytes(major) % 32 == 0
+    assert 0 < soc.ub_api_bytes <= soc.tpipe_ub_bytes.value <= soc.ub_bytes.value
+    assert soc.ub_api_bytes % 32 == 0
     assert soc.gm_bandwidth_gbps.value > 0
     assert soc.l2_bytes.value >= 1 << 20
     assert soc.max_live_tensors_per_position.value > 0
@@ -78,9 +76,13 @@ def test_every_soc_resolves_its_cost_tables(name: str) -> None:
     assert load_overheads(soc.vector_costs)["head_us_base"] > 0
 
 
-def test_usable_ub_of_910b1_under_cann9() -> None:
-    # 192 KB less 256 B and the 8 KB API reserve (ascendc.md §1).
-    assert get_soc("Ascend910B1").usable_ub_bytes(9) == 196608 - 256 - 8192
+def test_a2_kernels_may_fill_the_ub_unless_they_call_a_reserved_ub_api() -> None:
+    # NPU架构版本2201.md: the 8 KB is reserved for the APIs of 静态Tensor编程.md's table 5 (Select among them), the
+    # 256 B for cube+vector fused kernels only; a vector kernel that calls none of them has all 192 KB.
+    soc = get_soc("Ascend910B1")
+    assert (soc.tpipe_ub_bytes.value, soc.ub_api_bytes) == (196608, 196608 - 8192)
+    assert {"Select", "AddDeqRelu"} <= reserved_ub_apis(soc.vector_costs)
+    assert "Exp" not in reserved_ub_apis(soc.vector_costs) and "Exp" in reserved_ub_apis("950")
 
 
 def test_tpipe_ub_scratch_and_stack_end_follow_asc_devkit() -> None:
@@ -89,11 +91,6 @@ def test_tpipe_ub_scratch_and_stack_end_follow_asc_devkit() -> None:
     assert (a2.tpipe_ub_bytes.value, a2.ub_scratch_offset.value, a2.ub_stack_end) == (196608, 188416, 196544)
     assert (p310.tpipe_ub_bytes.value, p310.ub_scratch_offset.value, p310.ub_stack_end) == (262144, 253952, 262144)
     assert (a5.tpipe_ub_bytes.value, a5.ub_scratch_offset.value, a5.ub_stack_end) == (253952, 253952, 253952)
-
-
-def test_usable_ub_for_an_unknown_cann_major() -> None:
-    with pytest.raises(ValueError, match="CANN 5"):
-        get_soc("Ascend910B1").usable_ub_bytes(5)
 
 
 def test_lookup_is_case_insensitive() -> None:
@@ -142,8 +139,7 @@ def test_an_unchanged_copy_loads(tmp_path: Path) -> None:
         (lambda soc: soc["l2_bytes"].update(confidence="probably"), r"Ascend910B1\.l2_bytes: confidence"),
         (lambda soc: soc["ub_bytes"].update(source=""), r"Ascend910B1\.ub_bytes: missing source"),
         (lambda soc: soc["vector_cores"].pop("source"), r"Ascend910B1\.vector_cores: expected"),
-        (lambda soc: soc["ub_reserved_bytes"]["cann9"].update(confidence="sure"),
-         r"Ascend910B1\.ub_reserved_bytes\.cann9: confidence"),
+        (lambda soc: soc["ub_scratch_offset"].update(confidence="sure"), r"Ascend910B1\.ub_scratch_offset: confidence"),
         (lambda soc: soc["datacopypad_supported"].update(value=1),
          r"Ascend910B1\.datacopypad_supported: value"),
         (lambda soc: soc["vector_cores"].update(value=True), r"Ascend910B1\.vector_cores: value"),

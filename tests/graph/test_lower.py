@@ -170,7 +170,8 @@ def test_rows_longer_than_ub_holds_take_the_chunked_variant_with_a_pass_per_dept
     space = parse_space(text, tmp_path / "my_op.yaml", tmp_path / "templates" / "ascendc")
     soc = get_soc("Ascend910B2")
     context = {**lowered.context(), "dtype": "float32", "dtype_bytes": 4, "block_elems": 8, "stat": 8,
-               "vector_cores": int(soc.vector_cores.value), "ub_bytes": soc.usable_ub_bytes(8),
+               "vector_cores": int(soc.vector_cores.value), "ub_bytes": int(soc.tpipe_ub_bytes.value),
+               "ub_api_bytes": soc.ub_api_bytes,
                "live_tensors": int(soc.max_live_tensors_per_position.value),
                "soc_family": soc.family, **availability(soc.vector_costs, "float32")}
     assert space.variant("generated").feasible_points(context) == []  # a row and its values overflow UB

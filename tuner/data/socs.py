@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -20,8 +19,7 @@ _NUMERIC = ("vector_cores", "cube_cores", "clock_mhz", "system_counter_mhz", "ub
             "event_ids_per_hard_event")
 _FLAGS = ("datacopypad_supported", "bf16_arithmetic")
 _STRINGS = ("family", "compiler_arch", "copy_curves", "vector_costs")
-_KEYS = frozenset(("npu_arch", "ub_reserved_bytes") + _NUMERIC + _FLAGS + _STRINGS)
-_CANN_KEY = re.compile(r"cann(\d+)")
+_KEYS = frozenset(("npu_arch",) + _NUMERIC + _FLAGS + _STRINGS)
 
 
 class SocDataError(ValueError):
@@ -54,7 +52,6 @@ class Soc:
     clock_mhz: Quantity
     system_counter_mhz: Quantity  # the rate of the counter GetSystemCycle reads
     ub_bytes: Quantity
-    ub_reserved_bytes: dict[int, Quantity] = field(hash=False)
     # What TPipe may allocate (the simulator's ub-overflow limit), and where the APIs that use Ascend C's reserved
     # UB put their scratch: a kernel's buffers reaching past it are clobbered by those APIs.
     tpipe_ub_bytes: Quantity
@@ -69,14 +66,12 @@ class Soc:
     copy_curves: str
     vector_costs: str
 
-    def usable_ub_bytes(self, cann_major: int = 8) -> int:
-        """UB bytes the tuner's templates budget under CANN `cann_major`: the UB less ub_reserved_bytes, a margin
-        that keeps every API's reserved scratch free (TPipe itself may allocate tpipe_ub_bytes)."""
-        reserved = self.ub_reserved_bytes.get(cann_major)
-        if reserved is None:
-            known = ", ".join(str(major) for major in sorted(self.ub_reserved_bytes))
-            raise ValueError(f"{self.name}: no UB reserve known for CANN {cann_major} (known: {known})")
-        return int(self.ub_bytes.value) - int(reserved.value)
+    @property
+    def ub_api_bytes(self) -> int:
+        """UB a kernel may allocate when it calls an API that uses Ascend C's reserved UB (`reserved_ub_apis`):
+        TPipe's UB up to where those APIs put their scratch. A kernel that calls none may allocate all of
+        tpipe_ub_bytes."""
+        return min(int(self.tpipe_ub_bytes.value), int(self.ub_scratch_offset.value))
 
     @property
     def ub_stack_end(self) -> int:
@@ -147,19 +142,10 @@ def _parse_soc(name: str, raw: object, where: str) -> Soc:
         raise SocDataError(f"{where}.family: {raw['family']!r} is not one of {', '.join(sorted(FAMILIES))}")
     if isinstance(raw["npu_arch"], bool) or not isinstance(raw["npu_arch"], int):
         raise SocDataError(f"{where}.npu_arch: expected an integer, got {raw['npu_arch']!r}")
-    reserves = raw["ub_reserved_bytes"]
-    if not isinstance(reserves, dict) or not reserves:
-        raise SocDataError(f"{where}.ub_reserved_bytes: expected a mapping cann<major> -> quantity")
-    reserved: dict[int, Quantity] = {}
-    for key, leaf in reserves.items():
-        match = _CANN_KEY.fullmatch(str(key))
-        if match is None:
-            raise SocDataError(f"{where}.ub_reserved_bytes.{key}: expected a key like cann8")
-        reserved[int(match[1])] = parse_quantity(leaf, f"{where}.ub_reserved_bytes.{key}")
     quantities = {key: parse_quantity(raw[key], f"{where}.{key}") for key in _NUMERIC}
     quantities |= {key: parse_quantity(raw[key], f"{where}.{key}", bool) for key in _FLAGS}
     strings = {key: raw[key] for key in _STRINGS}
-    return Soc(name=name, npu_arch=raw["npu_arch"], ub_reserved_bytes=reserved, **strings, **quantities)
+    return Soc(name=name, npu_arch=raw["npu_arch"], **strings, **quantities)
 
 
 def _read(path: Path) -> dict[str, Soc]:

@@ -249,7 +249,9 @@ def _variant(lowered: Lowered, origin: str, idle_blocks: bool = False) -> tuple[
         "sync": {"type": "categorical", "choices": ["queue", "flags", "barrier"], "structural": True},
     }
     constraints = [
-        {"expr": "ub_used <= ub_bytes", "why": "every tile, scratch value and per-row buffer fits the unified buffer"},
+        {"expr": "ub_used <= ub_api_bytes",
+         "why": "every tile, scratch value and per-row buffer fits the unified buffer below the reserve of the "
+                "APIs a generated kernel may call (Select, Brcb)"},
         {"expr": f"copy == 'data_copy_pad' or {geometry['aligned']}",
          "why": f"DataCopy moves whole 32-byte blocks; unaligned {geometry['what']} need DataCopyPad"},
         {"expr": "copy == 'data_copy' or has_data_copy_pad", "why": "DataCopyPad does not exist on this SoC"},
@@ -350,7 +352,7 @@ def space_text(lowered: Lowered | Staged, op: str, origin: str) -> str:
         if kernel is lowered.chunked:  # only where a row of the rows variant overflows UB at its least
             least = _ub_expression(lowered).replace("tile_rows", str(lowered.row_group)).replace("buffer_num", "1")
             variant["derived"]["rows_ub_used"] = least
-            variant["constraints"].append({"expr": "rows_ub_used > ub_bytes",
+            variant["constraints"].append({"expr": "rows_ub_used > ub_api_bytes",
                                            "why": "a row that UB holds runs faster as the generated variant's, "
                                                   "read once and kept in UB from its reductions to its outputs"})
         variants[name] = {"description": variant.pop("description"), "template": name, **variant}

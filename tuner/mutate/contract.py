@@ -32,7 +32,7 @@ YAML_LANGUAGES = ("yaml", "yml")
 # names every template or expression already has: the renderer's variables, the run context's common names
 # (its API availability names too) and the expression language's functions
 RESERVED_NAMES = frozenset({"kernel_name", "T", "dtype", "tiling_struct", "rows", "cols", "dtype_bytes",
-                            "vector_cores", "ub_bytes", "soc_family", *FUNCTIONS, *api_names()})
+                            "vector_cores", "ub_bytes", "ub_api_bytes", "soc_family", *FUNCTIONS, *api_names()})
 
 _OPEN = re.compile(r"^ {0,3}(`{3,})([^`]*)$")
 _CLOSE = re.compile(r"^ {0,3}(`{3,})\s*$")

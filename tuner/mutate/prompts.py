@@ -25,7 +25,7 @@ import jinja2
 import yaml
 from jinja2 import nodes
 
-from tuner.data.api_support import api_support
+from tuner.data.api_support import api_support, reserved_ub_apis
 from tuner.data.socs import load_socs
 from tuner.mutate.base import MutationContext
 from tuner.sim.build import unsupported_apis
@@ -209,6 +209,10 @@ def api_card(soc_family: str) -> str:
     for api, why in unsupported_apis().items():
         refused.setdefault(why, []).append(api)
     lines += [f"Not available ({why}): {', '.join(apis)}" for why, apis in refused.items()]
+    reserved = sorted(reserved_ub_apis(family))
+    if reserved:
+        lines.append(f"These use Ascend C's reserved UB: {', '.join(reserved)}. A kernel calling one keeps its buffers "
+                     "within ub_api_bytes; one calling none may use all of ub_bytes.")
     return "\n".join(lines)
 
 

@@ -409,7 +409,8 @@ def make_mutators(rewrites: bool, llm_model: str | None, no_llm: bool, llm_max_c
 def soc_limits(soc: Soc, context: Mapping[str, Any]) -> dict[str, Any]:
     """The SoC facts a rewrite must respect, as the prompt states them."""
     return {"soc": soc.name, "family": soc.family, "vector_cores": int(soc.vector_cores.value),
-            "ub_bytes_usable": int(context["ub_bytes"]), "clock_mhz": soc.clock_mhz.value,
+            "ub_bytes_usable": int(context["ub_bytes"]),
+            "ub_bytes_usable_with_reserved_ub_apis": int(context["ub_api_bytes"]), "clock_mhz": soc.clock_mhz.value,
             "hbm_bandwidth_gbps": soc.gm_bandwidth_gbps.value, "l2_bytes": soc.l2_bytes.value,
             "datacopypad": bool(soc.datacopypad_supported.value), "bf16_arithmetic": bool(soc.bf16_arithmetic.value)}
 

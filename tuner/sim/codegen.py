@@ -147,7 +147,16 @@ def support_table_markdown() -> str:
     for dst, src in pairs:
         cells = [", ".join(cast_modes(f).get((dst, src), [])) or "-" for f in families]
         lines.append(f"| `{dst} <- {src}` | " + " | ".join(cells) + " |")
-    lines += ["", f"Source: {table['cast']['source']}", ""]
+    lines += ["", f"Source: {table['cast']['source']}", "",
+              "## APIs that use Ascend C's reserved UB", "",
+              "A kernel that calls one keeps its buffers below the SoC's `ub_scratch_offset` (a search space's "
+              "`ub_api_bytes`); one that calls none may allocate all of `tpipe_ub_bytes` (`ub_bytes`).", "",
+              "| Family | APIs | Source |", "|---|---|---|"]
+    for family in families:
+        entry = table["reserved_ub"].get(family)
+        if entry:
+            lines.append(f"| {_FAMILY_TITLES.get(family, family)} | {', '.join(entry['apis'])} | {entry['source']} |")
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -316,10 +316,13 @@ class SearchSpace:
 
 def run_context(op: Any, shape: tuple[int, ...], dtype: str, soc: Any) -> dict[str, Any]:
     """The names a run's expressions see: the operator's view of the shape, the dtype, its options, SoC limits, and
-    which APIs the SoC has for the dtype (`tuner.space.apis`: `has_data_copy_pad`, `has_fp32_cast`, ...)."""
+    which APIs the SoC has for the dtype (`tuner.space.apis`: `has_data_copy_pad`, `has_fp32_cast`, ...). The UB a
+    kernel may allocate is `ub_bytes` (all TPipe gives), or `ub_api_bytes` where it calls an API that uses Ascend C's
+    reserved UB (`tuner.data.api_support.reserved_ub_apis`)."""
     context = dict(op.context(shape, dtype))
     context.update(op.opts)
-    context.update(vector_cores=int(soc.vector_cores.value), ub_bytes=soc.usable_ub_bytes(8), soc_family=soc.family,
+    context.update(vector_cores=int(soc.vector_cores.value), ub_bytes=int(soc.tpipe_ub_bytes.value),
+                   ub_api_bytes=soc.ub_api_bytes, soc_family=soc.family,
                    live_tensors=int(soc.max_live_tensors_per_position.value))
     context.update(availability(soc.vector_costs, dtype))
     return context
