@@ -72,14 +72,17 @@ def main() -> None:
     """Make Ascend C operators fast: templates, search, and a CPU simulator of the vector core."""
 
 
-def _gate(text: str) -> float | None:
-    """--gate: a relative margin, or off."""
-    if text.strip().lower() == "off":
-        return None
+def _gate(text: str) -> float | str | None:
+    """--gate: a relative margin, auto, or off."""
+    from tuner.search.config import AUTO_GATE
+
+    word = text.strip().lower()
+    if word in ("off", AUTO_GATE):
+        return None if word == "off" else AUTO_GATE
     try:
         return float(text)
     except ValueError:
-        raise UsageError(f"--gate takes a relative margin (e.g. 0.25) or off (got '{text}')") from None
+        raise UsageError(f"--gate takes a relative margin (e.g. 0.25), {AUTO_GATE} or off (got '{text}')") from None
 
 
 def _soc(name: str):  # noqa: ANN202 - tuner.data.socs.Soc, imported only when a command needs it
@@ -426,9 +429,11 @@ EXPORT_FORMATS = ("kernel-launch", "cann-op", "torch")
 @click.option("--plateau", default=30, show_default=True, type=int,
               help="Ask for rewrites after this many measured trials without --plateau-eps improvement (0: never).")
 @click.option("--plateau-eps", default=0.01, show_default=True, type=float, help="Relative improvement that counts.")
-@click.option("--gate", "gate_text", default="off", show_default=True, metavar="MARGIN|off",
-              help="On a device: a candidate the simulator predicts more than MARGIN (relative, e.g. 0.5) slower "
-                   "than its prediction of the run's best is not launched and takes no budget; off launches all.")
+@click.option("--gate", "gate_text", default="auto", show_default=True, metavar="auto|MARGIN|off",
+              help="On a device: a candidate the simulator predicts more than a margin slower than its prediction of "
+                   "the run's best is not launched and takes no budget; the sampler learns it at its prediction. "
+                   "auto sets the margin from the model's error measured on the run's launches; MARGIN is relative "
+                   "(e.g. 0.25); off launches all.")
 @click.option("--no-rewrites", is_flag=True, help="Search the packaged templates' knobs only: no LLM, no rules.")
 def optimize(op: str, shape: str, shapes_text: str | None, shapes_file: Path | None, dtype: str,
              task_inputs: str | None, soc: str | None, backend: str, workers: int,

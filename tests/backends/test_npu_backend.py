@@ -248,3 +248,6 @@ def test_the_gate_keeps_candidates_predicted_slow_off_the_device(tmp_path) -> No
     fastest_predicted = min(t.user_attrs["sim_us"] for t in launched)
     assert all(t.user_attrs["sim_us"] > fastest_predicted for t in gated)
     assert all(t.user_attrs["error_detail"].startswith("not launched: predicted") for t in gated)
+    # what the sampler learns instead of a time: the prediction carried to the device by the launched candidates
+    ratios = sorted(t.value / t.user_attrs["sim_us"] for t in launched if t.value is not None)
+    assert all(ratios[0] <= t.user_attrs["predicted_device_us"] / t.user_attrs["sim_us"] <= ratios[-1] for t in gated)

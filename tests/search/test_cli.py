@@ -44,7 +44,7 @@ SMALL = ["--shape", "16x200", "--seed", "3"]
     (["optimize", "softmax", "--time-limit", "nan"], ["--time-limit must be a positive, finite number", "nan"]),
     (["optimize", "softmax", "--plateau-eps", "nan"], ["--plateau-eps must be a relative improvement", "nan"]),
     (["optimize", "softmax", "--plateau-eps", "-0.5"], ["--plateau-eps must be a relative improvement"]),
-    (["optimize", "softmax", "--gate", "fast"], ["--gate takes a relative margin", "fast"]),
+    (["optimize", "softmax", "--gate", "fast"], ["--gate takes a relative margin", "auto or off", "fast"]),
     (["optimize", "softmax", "--gate", "-0.1"], ["--gate must be a relative margin of at least 0", "-0.1"]),
     (["optimize", "softmax", "--llm-timeout", "inf"], ["--llm-timeout must be a positive, finite number", "inf"]),
     (["optimize", "softmax", "--jobs", "-2"], ["--jobs must be at least 1 (got -2)"]),

@@ -107,6 +107,21 @@ def test_budget_counts_measured_candidates_across_variants():
     assert scheduler.spent
 
 
+def test_a_candidate_the_gate_kept_off_the_device_is_judged_but_takes_no_budget():
+    scheduler = Scheduler(budget=2)
+    a, b = _state("a", 20), _state("b", 20)
+    scheduler.add(a)
+    scheduler.add(b)
+    gated = [_trial({"x": i}, TrialStatus.PRUNED, error_class="predicted_slow", measured=False) for i in range(3)]
+    a.refresh([_trial({"x": 9}, value=5.0, measured=True), *gated,
+               _trial({"x": 1}, TrialStatus.PRUNED, error_class="predicted_slow", duplicate_of=gated[1].number)])
+    assert (a.measured, a.gated, a.judged) == (1, 3, 4) and not scheduler.spent
+    b.measured = 2
+    assert scheduler.choose() is b  # a's warm-up is over: its judged candidates count for UCB
+    a.told(_trial({"x": 4}, TrialStatus.PRUNED, error_class="predicted_slow", measured=False))
+    assert a.gated == 4 and scheduler.used() == 3
+
+
 def test_the_baseline_time_is_that_of_the_measured_baseline_trial():
     scheduler = Scheduler(budget=10)
     state = _state("v", 3)

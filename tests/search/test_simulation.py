@@ -14,6 +14,7 @@ import yaml
 from tuner.errors import ErrorClass
 from tuner.search.config import RunConfig
 from tuner.search.evaluate import Measurement
+from tuner.search.loop import GATE_MIN_LAUNCHES
 from tuner.search.simulation import ModelError, SpaceCache, exhaust, replay
 
 FROZEN = Path(__file__).parent / "data" / "softmax"
@@ -87,6 +88,19 @@ def test_on_a_replayed_device_the_gate_keeps_candidates_predicted_slow_off_it(sm
     assert gated.not_launched > 0 and len(gated.times) < 20
     assert gated.best_after(20) == ungated.best_after(20)
     assert replay(config(small_project, budget=4, seed=3, gate=0.0), cache, exact).times == gated.times[:4]
+
+    # The sampler sees a gated candidate at its prediction carried to the device, and the scheduler counts it: with an
+    # exact model the gated run asks what the ungated run asks, in the same order, and launches fewer of them.
+    best_before = [min((u for u in ungated.times[:i] if u is not None), default=math.inf)
+                   for i in range(len(ungated.times))]
+    assert gated.times == tuple(t for t, best in zip(ungated.times, best_before, strict=True)
+                                if t is None or t <= best)
+
+    # auto: no gate before GATE_MIN_LAUNCHES launches carry a model error; an exact model's spread is 0, so then the
+    # margin is GATE_FLOOR
+    auto = replay(config(small_project, budget=100, seed=3, gate="auto"), cache, exact)
+    assert auto.times[:GATE_MIN_LAUNCHES] == ungated.times[:GATE_MIN_LAUNCHES]
+    assert auto.not_launched > 0 and len(auto.times) < 20 and auto.best_after(20) == ungated.best_after(20)
 
     noisy = ModelError(spread=0.3, bias=1.3, seed=5)  # a point's device time is fixed by the seed
     first, again = (replay(config(small_project, budget=100, seed=3, gate=None), cache, noisy) for _ in range(2))

@@ -68,6 +68,14 @@ class TorchTiming:
     source: str
 
 
+def gated(predicted_us: float, source: str, gate_us: float | None) -> str | None:
+    """Why a candidate predicted at `predicted_us` (by `source`) is not launched behind `gate_us`; None when the gate
+    lets it through."""
+    if gate_us is None or not predicted_us > gate_us:
+        return None
+    return f"not launched: predicted {predicted_us:.3f} µs ({source}), slower than the gate of {gate_us:.3f} µs"
+
+
 class Backend(ABC):
     """Builds and launches Ascend C kernels on one target (the CPU simulator or an NPU).
 

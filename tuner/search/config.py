@@ -23,11 +23,12 @@ from tuner.search.scheduler import PATIENCE_ASKS
 from tuner.search.storage import DEFAULT_RUNS_DIR
 from tuner.space.spaces import PROJECT_ROOT
 
-__all__ = ["RunConfig", "run_memory_bytes", "run_operator", "task_operator", "task_target"]
+__all__ = ["AUTO_GATE", "RunConfig", "run_memory_bytes", "run_operator", "task_operator", "task_target"]
 
 # A run's name is a directory under runs/: one path component, not hidden, not an option, of bounded length.
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:=+-]{0,199}")
 PROFILERS = ("msprof",)
+AUTO_GATE = "auto"
 
 
 @dataclass
@@ -68,8 +69,9 @@ class RunConfig:
     plateau: int = 30
     plateau_eps: float = 0.01
     # on a device, a candidate the simulator predicts more than this much slower than its prediction of the run's
-    # best is not launched; None (the default: docs/search_gate.md) launches every candidate
-    gate: float | None = None
+    # best is not launched: a relative margin, AUTO_GATE (the default: a margin from the model's error the run
+    # measures, docs/search_gate.md), or None to launch every candidate
+    gate: float | str | None = AUTO_GATE
     # a user's own operator: a task file in KernelBench's format, or one function of a file with its inputs described
     task: Path | None = None
     function: str | None = None
@@ -106,8 +108,9 @@ class RunConfig:
         for flag, seconds in (("--time-limit", self.time_limit_s), ("--llm-timeout", self.llm_timeout_s)):
             if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
                 raise UsageError(f"{flag} must be a positive, finite number of seconds (got {seconds})")
-        if self.gate is not None and not (math.isfinite(self.gate) and self.gate >= 0):
-            raise UsageError(f"--gate must be a relative margin of at least 0, or off (got {self.gate})")
+        if self.gate is not None and self.gate != AUTO_GATE and not (
+                isinstance(self.gate, (int, float)) and math.isfinite(self.gate) and self.gate >= 0):
+            raise UsageError(f"--gate must be a relative margin of at least 0, {AUTO_GATE} or off (got {self.gate})")
         if not (math.isfinite(self.plateau_eps) and 0 <= self.plateau_eps < 1):
             raise UsageError(f"--plateau-eps must be a relative improvement from 0 up to (not including) 1 "
                              f"(got {self.plateau_eps})")

@@ -14,7 +14,9 @@ from __future__ import annotations
 import errno
 import importlib.metadata
 import json
+import math
 import signal
+import statistics
 import threading
 import time
 import zlib
@@ -40,7 +42,7 @@ from tuner.ops.base import UnsupportedShapeError, shape_text
 from tuner.processes import check_memory, stop_children
 from tuner.search import phases, report
 from tuner.search.compile_cache import CompileCache
-from tuner.search.config import RunConfig, run_memory_bytes
+from tuner.search.config import AUTO_GATE, RunConfig, run_memory_bytes
 from tuner.search.evaluate import INPUT_SETS, Evaluator, Measurement, RunInputs
 from tuner.search.generation import FRAME, GenerationError, draft_point, generation_context
 from tuner.search.leases import LeaseKeeper, is_abandoned, live_workers, recover_abandoned
@@ -49,7 +51,7 @@ from tuner.search.roofline import roofline
 from tuner.search.samplers import make_sampler
 from tuner.search.scheduler import Plateau, Scheduler, TrialFacts, TrialStatus, VariantState, point_key
 from tuner.search.storage import artifact_store, ask_lock, open_storage
-from tuner.search.trials import Asked, StudyTrials, open_study
+from tuner.search.trials import PREDICTED_DEVICE_US, Asked, PredictionInformed, StudyTrials, open_study
 from tuner.search.winners import export_trial
 from tuner.space.expr import ExpressionError
 from tuner.space.render import TemplateError
@@ -60,6 +62,12 @@ __all__ = ["Interrupted", "Optimizer", "Progress", "RunConfig", "make_optimizer"
 # Errors of the disk itself, which no candidate causes: they stop the run instead of failing trial after trial.
 DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
 DETAIL_CHARS = 4000
+# `--gate auto` (docs/search_gate.md): the margin is GATE_SIGMAS times the spread (sigma of log(device / predicted)) of
+# the model's errors the run has measured on its launched candidates, at least GATE_FLOOR, once GATE_MIN_LAUNCHES of
+# them carry both; before that every candidate is launched
+GATE_SIGMAS = 1.0
+GATE_FLOOR = 0.02
+GATE_MIN_LAUNCHES = 5
 
 
 class Interrupted(KeyboardInterrupt):
@@ -200,15 +208,40 @@ class Optimizer:
     def best_us(self) -> float | None:
         return self.scheduler.best_us()
 
+    def _model_errors(self) -> list[float]:
+        """log(measured / predicted) of each of the run's launched, correct candidates that carries a prediction
+        (`sim_us`: only a device's trials do)."""
+        return [math.log(t.value / t.attrs["sim_us"]) for live in self.live.values() for t in live.state.seen.values()
+                if t.correct and t.attrs.get("measured") and isinstance(t.attrs.get("sim_us"), (int, float))
+                and t.attrs["sim_us"] > 0 and t.value > 0]
+
+    def gate_margin(self) -> float | None:
+        """The gate's relative margin: `config.gate`, or with `auto` GATE_SIGMAS times the spread of the model's
+        errors the run has measured (at least GATE_FLOOR), once GATE_MIN_LAUNCHES launched candidates carry one;
+        None launches every candidate."""
+        if self.config.gate != AUTO_GATE:
+            return self.config.gate
+        errors = self._model_errors()
+        if len(errors) < GATE_MIN_LAUNCHES:
+            return None
+        return max(GATE_FLOOR, math.expm1(GATE_SIGMAS * statistics.pstdev(errors)))
+
     def gate_us(self) -> float | None:
         """The predicted time above which a candidate is not launched: the run's best trial's prediction (`sim_us`,
-        which only a device's trials carry) times 1 + the gate margin; None without a gate or a prediction."""
+        which only a device's trials carry) times 1 + the gate's margin; None without a gate or a prediction."""
         state = self.scheduler.best_state()
         trial = state.best_trial if state is not None else None
         predicted = trial.attrs.get("sim_us") if trial is not None else None
-        if self.config.gate is None or not isinstance(predicted, (int, float)):
+        margin = self.gate_margin() if isinstance(predicted, (int, float)) else None
+        return None if margin is None else predicted * (1 + margin)
+
+    def predicted_device_us(self, sim_us: object) -> float | None:
+        """A prediction carried to the device, as the sampler sees a candidate the gate kept off it: `sim_us` times
+        the median ratio of measured to predicted time over the run's launched candidates; None without either."""
+        errors = self._model_errors()
+        if not isinstance(sim_us, (int, float)) or not errors:
             return None
-        return predicted * (1 + self.config.gate)
+        return sim_us * math.exp(statistics.median(errors))
 
     # ----- setup -------------------------------------------------------------------------------------
     def _study_name(self, variant: Variant) -> str:
@@ -231,8 +264,8 @@ class Optimizer:
                             "are PRUNED with `error_class` and `error_detail`; each trial's kernel source is an "
                             "artifact.")
         trials.set_attr("budget", self.config.budget)
-        trials.use_sampler(make_sampler(self.config.sampler,
-                                        zlib.crc32(f"{self.config.seed}:{name}:{trials.count()}".encode())))
+        sampler = make_sampler(self.config.sampler, zlib.crc32(f"{self.config.seed}:{name}:{trials.count()}".encode()))
+        trials.use_sampler(sampler if self.config.gate is None else PredictionInformed(sampler))
         return trials
 
     def _evaluator(self, variant: Variant, inputs: RunInputs) -> Evaluator:
@@ -521,6 +554,10 @@ class Optimizer:
             attrs["duplicate_of"] = duplicate_of
         else:
             attrs.update(measurement.attrs, measured=measurement.measured)
+        if measurement.error_class == ErrorClass.PREDICTED_SLOW:
+            predicted = self.predicted_device_us(measurement.attrs.get("sim_us"))
+            if predicted is not None:
+                attrs[PREDICTED_DEVICE_US] = predicted
         if measurement.error_class:
             attrs.update(error_class=measurement.error_class, error_detail=measurement.detail[:DETAIL_CHARS])
         live.trials.set_attrs(asked.trial_id, attrs)

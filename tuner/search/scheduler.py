@@ -77,6 +77,11 @@ class TrialFacts:
         return (bool(self.attrs.get("measured")) and finished) or self.in_flight
 
     @property
+    def gated(self) -> bool:
+        """A candidate the gate kept off the device (a repeat of one copies its verdict and is not counted)."""
+        return self.error_class == ErrorClass.PREDICTED_SLOW and "duplicate_of" not in self.attrs
+
+    @property
     def correct(self) -> bool:
         return self.status == TrialStatus.COMPLETE and self.value is not None
 
@@ -97,6 +102,7 @@ class VariantState:
     seen: dict[tuple, TrialFacts] = field(default_factory=dict)
     queued: set[tuple] = field(default_factory=set)
     measured: int = 0
+    gated: int = 0  # candidates judged by their prediction and kept off the device
     best: float | None = None
     best_trial: TrialFacts | None = None  # the best trial measured itself (not a copy of its twin's result)
     retired: str = ""  # why the variant is asked no more (a kernel the LLM wrote replaced it)
@@ -108,16 +114,18 @@ class VariantState:
     def refresh(self, trials: Iterable[TrialFacts]) -> None:
         """Re-count from every trial of the variant's study, as any worker left it."""
         self.seen.clear()
-        self.measured = 0
+        self.measured = self.gated = 0
         self.best = self.best_trial = None
         for trial in trials:
             if trial.reproducible or trial.in_flight:
                 self.seen.setdefault(trial.key, trial)
             self.measured += trial.counts
+            self.gated += trial.gated
             self._rank(trial)
 
     def told(self, trial: TrialFacts) -> None:
         """A trial this worker has just told."""
+        self.gated += trial.gated
         self._rank(trial)
         if trial.reproducible:
             self.seen[trial.key] = trial
@@ -129,6 +137,11 @@ class VariantState:
             self.best = trial.value
         if "duplicate_of" not in trial.attrs and (self.best_trial is None or trial.value < self.best_trial.value):
             self.best_trial = trial
+
+    @property
+    def judged(self) -> int:
+        """Candidates the variant has had: measured, or judged by their prediction and kept off the device."""
+        return self.measured + self.gated
 
     @property
     def exhausted(self) -> bool:
@@ -204,15 +217,15 @@ class Scheduler:
         active = [s for s in self.states.values() if not s.exhausted]
         if not active:
             return None
-        fresh = [s for s in active if s.measured < min(MIN_TRIALS_PER_VARIANT, len(s.feasible))]
+        fresh = [s for s in active if s.judged < min(MIN_TRIALS_PER_VARIANT, len(s.feasible))]
         if fresh:
-            return min(fresh, key=lambda s: s.measured)
+            return min(fresh, key=lambda s: s.judged)
         best = self.best_us()
-        total = max(1, sum(s.measured for s in active))
+        total = max(1, sum(s.judged for s in active))
 
         def score(s: VariantState) -> float:
             reward = best / s.best if (best and s.best) else 0.0
-            return reward + UCB_C * math.sqrt(math.log(total) / max(1, s.measured))
+            return reward + UCB_C * math.sqrt(math.log(total) / max(1, s.judged))
 
         return max(active, key=score)
 

@@ -29,6 +29,7 @@ import optuna
 from optuna.trial import TrialState
 
 from tuner.backends import make_backend, time_source
+from tuner.backends.base import gated
 from tuner.data.socs import get_soc
 from tuner.errors import ErrorClass, UsageError
 from tuner.search.compile_cache import CompileCache
@@ -213,10 +214,9 @@ class CachedEvaluator:
             return cached
         assert cached.value is not None
         prediction = {"sim_us": cached.value, "sim_source": cached.time_source}
-        if gate_us is not None and cached.value > gate_us:
+        if (why := gated(cached.value, str(cached.time_source), gate_us)) is not None:
             return Measurement(candidate, error_class=ErrorClass.PREDICTED_SLOW, time_source=cached.time_source,
-                               detail=f"not launched: predicted {cached.value:.3f} µs > gate {gate_us:.3f} µs",
-                               backend_attrs=prediction)
+                               detail=why, backend_attrs=prediction)
         return replace(cached, value=self.device.device_us(self.variant, candidate.params, cached.value),
                        time_source=ModelError.SOURCE, backend_attrs=prediction)
 

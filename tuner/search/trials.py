@@ -5,6 +5,7 @@ one as `Asked`.
 
 from __future__ import annotations
 
+import copy
 import shutil
 import tempfile
 import time
@@ -24,13 +25,16 @@ from optuna_dashboard import save_note
 from tuner.errors import UsageError
 from tuner.search.scheduler import TrialFacts, TrialStatus, point_key
 
-__all__ = ["Asked", "StudyTrials", "facts", "open_study", "set_trial_attr", "study_id", "trial_id"]
+__all__ = ["PREDICTED_DEVICE_US", "Asked", "PredictionInformed", "StudyTrials", "facts", "open_study", "set_trial_attr",
+           "study_id", "trial_id"]
 
 _STATUS = {TrialState.RUNNING: TrialStatus.RUNNING, TrialState.WAITING: TrialStatus.WAITING,
            TrialState.COMPLETE: TrialStatus.COMPLETE, TrialState.PRUNED: TrialStatus.PRUNED,
            TrialState.FAIL: TrialStatus.FAIL}
 _STATE = {status: state for state, status in _STATUS.items()}
 CREATE_ATTEMPTS = 5
+# The user attribute of a trial the gate kept off the device: its predicted device time, which only the sampler sees
+PREDICTED_DEVICE_US = "predicted_device_us"
 
 
 def trial_id(trial: optuna.trial.Trial | FrozenTrial) -> int:
@@ -169,3 +173,59 @@ class StudyTrials:
 
     def artifact_names(self) -> set[str]:
         return {meta.filename for meta in get_all_artifact_meta(self.study)}
+
+
+class _PredictedView:
+    """A study as a sampler reads it, where a PRUNED trial that carries a predicted device time is COMPLETE at that
+    time; the storage keeps it PRUNED, and nothing but the sampler reads the view."""
+
+    def __init__(self, study: optuna.Study) -> None:
+        self._study = study
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._study, name)
+
+    def _get_trials(self, deepcopy: bool = True, states: Any = None, use_cache: bool = False) -> list[FrozenTrial]:
+        wanted = None if states is None else tuple(states)
+        asked = wanted if wanted is None or TrialState.COMPLETE not in wanted else (*wanted, TrialState.PRUNED)
+        seen = []
+        for trial in self._study._get_trials(deepcopy=deepcopy, states=asked, use_cache=use_cache):
+            predicted = trial.user_attrs.get(PREDICTED_DEVICE_US)
+            if trial.state == TrialState.PRUNED and isinstance(predicted, (int, float)):
+                trial = copy.copy(trial)
+                trial.state, trial.value = TrialState.COMPLETE, float(predicted)
+            if wanted is None or trial.state in wanted:
+                seen.append(trial)
+        return seen
+
+    def get_trials(self, deepcopy: bool = True, states: Any = None) -> list[FrozenTrial]:
+        return self._get_trials(deepcopy=deepcopy, states=states)
+
+
+class PredictionInformed(optuna.samplers.BaseSampler):
+    """A sampler that learns from the gate's verdicts: `inner` sees each trial kept off the device at its predicted
+    device time (`PREDICTED_DEVICE_US`) instead of as a PRUNED trial it ranks below every measured one."""
+
+    def __init__(self, inner: optuna.samplers.BaseSampler) -> None:
+        self.inner = inner
+
+    def infer_relative_search_space(self, study: optuna.Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+        return self.inner.infer_relative_search_space(_PredictedView(study), trial)
+
+    def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
+                        search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
+        return self.inner.sample_relative(_PredictedView(study), trial, search_space)
+
+    def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
+        return self.inner.sample_independent(_PredictedView(study), trial, param_name, param_distribution)
+
+    def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        self.inner.before_trial(study, trial)
+
+    def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
+                    values: list[float] | None) -> None:
+        self.inner.after_trial(study, trial, state, values)
+
+    def reseed_rng(self) -> None:
+        self.inner.reseed_rng()

@@ -27,7 +27,7 @@ import numpy as np
 
 from tuner.backends import time_source
 from tuner.backends.args import GmBytes, GmIn, GmOut, KernelArg
-from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming
+from tuner.backends.base import Artifact, Backend, Profile, RunResult, TorchTiming, gated
 from tuner.backends.npu.build import RECIPE_VERSION, NpuBuilder, NpuToolchain
 from tuner.backends.npu.detect import Detection, detect
 from tuner.backends.npu.device import DeviceError, DevicePool, DeviceTimeout, pinned_env
@@ -229,9 +229,8 @@ class NpuBackend(Backend):
             run = RunResult([], [f"{PRECHECK}: {text}" for text in sim.run.faults], sim.run.fault_classes)
             return Profile(math.nan, source, sim.pipe_ratios, sim.gm_to_ub_bytes, sim.ub_to_gm_bytes, run,
                            sim.report, extra=prediction)
-        if gate_us is not None and sim.time_us > gate_us:
-            run = RunResult([], [f"not launched: predicted {sim.time_us:.3f} µs ({sim.source}), slower than the "
-                                 f"gate of {gate_us:.3f} µs"], [ErrorClass.PREDICTED_SLOW])
+        if (why := gated(sim.time_us, sim.source, gate_us)) is not None:
+            run = RunResult([], [why], [ErrorClass.PREDICTED_SLOW])
             return Profile(math.nan, sim.source, sim.pipe_ratios, sim.gm_to_ub_bytes, sim.ub_to_gm_bytes, run,
                            sim.report, extra=prediction)
         run, reply = self._launch(artifact, args, block_dim, timed=True)
