@@ -30,6 +30,7 @@ def _name(api: str, prefix: str = "has_") -> str:
     return prefix + re.sub(r"(?<!^)(?=[A-Z])", "_", api).lower()
 
 
+@cache
 def _reserving() -> dict[str, str]:
     """Every API some family's `reserved_ub` list names -> the sources of the lists that name it."""
     found: dict[str, list[str]] = {}
