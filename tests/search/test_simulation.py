@@ -86,6 +86,7 @@ def test_on_a_replayed_device_the_gate_keeps_candidates_predicted_slow_off_it(sm
     assert ungated.best_after(20) == pytest.approx(1.3 * cache.optimum())
     gated = replay(config(small_project, budget=100, seed=3, gate=0.0), cache, exact)
     assert gated.not_launched > 0 and len(gated.times) < 20
+    assert gated.unpredicted == 0  # a repeat of a gated point is seen at its twin's prediction too
     assert gated.best_after(20) == ungated.best_after(20)
     assert replay(config(small_project, budget=4, seed=3, gate=0.0), cache, exact).times == gated.times[:4]
 

@@ -31,8 +31,9 @@ DTYPES = frozenset({"half", "float", "int32", "int16", "bfloat16"})
 OVERHEAD_KEYS = (
     "head_us_base", "head_us_per_block", "scalar_cycles_per_api_call", "mask_setup_cycles", "get_value_cycles",
     "set_value_cycles", "flag_cycles", "barrier_cycles", "sync_all_us", "gm_align_512_factor", "l2_hit_speedup",
-    "dma_issue_cycles", "dma_port_gbps", "gm_misalign_span_bytes", "gm_same_address_cycles", "ub_bank_line_bytes",
-    "ub_bank_groups", "ub_bank_rows", "bank_read_conflict_cycles", "bank_read_write_conflict_cycles",
+    "dma_issue_cycles", "dma_port_gbps", "gm_misalign_span_bytes", "gm_same_address_cycles",
+    "gm_bypass_align_512_factor", "ub_bank_line_bytes", "ub_bank_groups", "ub_bank_rows", "bank_read_conflict_cycles",
+    "bank_read_write_conflict_cycles",
     "vector_startup_cycles", "scalar_block_cycles", "dcache_hit_cycles", "dcache_miss_cycles", "dcache_bytes",
     "dcache_line_bytes", "dcache_ways",
 )

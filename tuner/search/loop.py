@@ -121,10 +121,12 @@ def _provenance(config: RunConfig, backend_version: str) -> dict[str, Any]:
 
 
 def _copied(twin: TrialFacts) -> Measurement:
-    """The verdict a duplicate takes from its finished twin."""
+    """The verdict a duplicate takes from its finished twin; a copy of a gated twin keeps its prediction."""
     if twin.status == TrialStatus.COMPLETE:
         return Measurement(value=twin.value)
-    return Measurement(error_class=twin.error_class, detail=str(twin.attrs.get("error_detail", "")))
+    prediction = {"sim_us": twin.attrs["sim_us"]} if "sim_us" in twin.attrs else {}
+    return Measurement(error_class=twin.error_class, detail=str(twin.attrs.get("error_detail", "")),
+                       time_source=twin.attrs.get("time_source") if prediction else None, backend_attrs=prediction)
 
 
 @dataclass

@@ -37,7 +37,7 @@ from tuner.search.config import RunConfig
 from tuner.search.evaluate import Candidate, Evaluator, Measurement, RunInputs
 from tuner.search.loop import Optimizer
 from tuner.search.storage import artifact_store
-from tuner.search.trials import trial_id
+from tuner.search.trials import PREDICTED_DEVICE_US, trial_id
 from tuner.space.spaces import SearchSpace, Variant, load_space, run_context
 
 __all__ = ["MISSING_KNOB", "CachedEvaluator", "ModelError", "SpaceCache", "Trajectory", "exhaust", "replay"]
@@ -229,6 +229,7 @@ class Trajectory:
     times: tuple[float | None, ...]
     stop_reason: str
     not_launched: int = 0  # candidates a replayed device's gate kept from launching
+    unpredicted: int = 0  # of those, the ones the sampler saw as PRUNED, without a prediction
 
     def best_after(self, trials: int) -> float:
         """The best time among the first `trials` candidates (inf when none was correct)."""
@@ -255,6 +256,7 @@ def replay(config: RunConfig, cache: SpaceCache, device: ModelError | None = Non
         trials = [t for live in optimizer.live.values() for t in live.trials.study.get_trials(deepcopy=False)]
         measured = sorted((trial_id(t), t) for t in trials
                           if t.user_attrs.get("measured") and "duplicate_of" not in t.user_attrs)
-        gated = sum(t.user_attrs.get("error_class") == ErrorClass.PREDICTED_SLOW for t in trials)
+        kept_off = [t for t in trials if t.user_attrs.get("error_class") == ErrorClass.PREDICTED_SLOW]
         return Trajectory(tuple(t.value if t.state == TrialState.COMPLETE else None for _, t in measured),
-                          optimizer.stop_reason, gated)
+                          optimizer.stop_reason, len(kept_off),
+                          sum(PREDICTED_DEVICE_US not in t.user_attrs for t in kept_off))

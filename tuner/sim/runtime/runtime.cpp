@@ -839,19 +839,20 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     // A GM copy: the single-core curve at its whole size (below the curve's first size, the first size's time:
     // start-up bound) is its time on its own; the plateau rate streams its bytes, and the rest is start-up
     // latency, which other copies do not share and the next copy of the queue may overlap. A burst whose GM start
-    // is not 512-byte aligned moves its first gm_misalign_span_bytes at gm_align_512_factor of the rate, taking
-    // as much more of the bandwidth.
+    // is not 512-byte aligned moves its first gm_misalign_span_bytes at gm_align_512_factor of the rate
+    // (gm_bypass_align_512_factor for a read that bypasses L2), taking as much more of the bandwidth.
+    BlockCtx& c = ctx();
+    const bool bypass = l2_bypassed(c, gm_addr);
+    const bool write = dir == CopyDir::UbToGm;
     const uintptr_t first = reinterpret_cast<uintptr_t>(gm_addr);
     const uint64_t n = std::max<uint64_t>(bursts, 1);
     const uint64_t looked = std::min<uint64_t>(n, 512);
     uint64_t misaligned = 0;
     for (uint64_t i = 0; i < looked; ++i) misaligned += (first + i * gm_step) % kGmRequestBytes != 0;
     const double burst = double(bytes) / double(n);
-    const double slow = std::min(burst, cfg.gm_misalign_span_bytes) * (1 / cfg.gm_align_512_factor - 1);
+    const double align = bypass && !write ? cfg.gm_bypass_align_512_factor : cfg.gm_align_512_factor;
+    const double slow = std::min(burst, cfg.gm_misalign_span_bytes) * (1 / align - 1);
     const double factor = burst / (burst + slow * double(misaligned) / double(looked));
-    BlockCtx& c = ctx();
-    const bool bypass = l2_bypassed(c, gm_addr);
-    const bool write = dir == CopyDir::UbToGm;
     // L2 is write-back: a write lands in L2; a read hits it when the data is resident (--l2 warm), or when this
     // block moved it through L2 recently enough for its share to hold it still.
     const bool hit = !bypass && (g_l2_warm || l2_resident(c, first, n, bytes / n, gm_step)) && !write;

@@ -231,6 +231,7 @@ struct SocConfig {
     double dma_port_gbps;     // what one core's GM copies move together (timing.cpp); 0: no limit
     double gm_misalign_span_bytes;  // how much of a burst off 512-byte alignment is slowed
     double gm_same_address_cycles;  // a copy's wait for each other copy in flight on its 512-byte regions
+    double gm_bypass_align_512_factor;  // gm_align_512_factor for a read that bypasses L2
     // UB banks (ops.cpp bank_conflict_cycles): lines of ub_bank_line_bytes rotate over ub_bank_groups groups, each
     // bank ub_bank_rows lines deep; ub_bank_groups 0: conflicts not modelled.
     double ub_bank_line_bytes, ub_bank_groups, ub_bank_rows, bank_read_conflict_cycles, bank_read_write_conflict_cycles;
