@@ -198,8 +198,9 @@ def test_few_long_rows_run_each_over_several_blocks(tmp_path: Path, name: str, f
     one_block = Evaluator(space, space.variant("chunked"), backend, CompileCache(backend), inputs_,
                           context).evaluate(space.baseline(context)[1])
     # Well under a third at 16 blocks a row of 1250 elements is not to be had: each block's two copies in wait for
-    # their start-up latency (simulated, Ascend910B2 model: 2.7x and 3.3x at 16 and 5 blocks a row).
-    assert one_block.ok and max(times) < one_block.value / 2.5, (times, one_block.value)
+    # their start-up latency, and the one-block kernel's blocks find the weights in L2 as the swept kernel's do
+    # (simulated, Ascend910B2 model: 2.3x and 2.8x at 16 and 5 blocks a row).
+    assert one_block.ok and max(times) < one_block.value / 2, (times, one_block.value)
 
 
 # (name, forward, inputs, each stage's layout, whether it reads what one before it wrote): what one kernel cannot take

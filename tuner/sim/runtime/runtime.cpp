@@ -192,6 +192,8 @@ struct PendingCopy {
     double latency = 0;    // cycles after that until it completes
     uint8_t pool = 0;
     bool l2_write = false;
+    bool l2_read = false;    // a cold read through L2, and its occupancy and latency if it hits (TimingNode)
+    double hit_occupancy = 0, hit_latency = 0;
     uintptr_t gm_first = 0;  // its bursts, as TimingNode records them
     uint64_t gm_step = 0;
     uint32_t gm_bursts = 0, gm_burst_bytes = 0;
@@ -737,11 +739,15 @@ void pipe_op(Pipe pipe, double cycles, const UbSpan* ub, int n_ub, const GmSpan*
                                        copy.gm_bytes, -1, copy.pool);
     TimingNode& node = c.graph.nodes[moving];
     node.l2_write = copy.l2_write;
+    node.l2_read = copy.l2_read;
+    node.hit_cycles = float(copy.hit_occupancy);
     node.gm_first = copy.gm_first;
     node.gm_step = copy.gm_step;
     node.gm_bursts = copy.gm_bursts;
     node.gm_burst_bytes = copy.gm_burst_bytes;
-    const int32_t done = c.graph.add(p, copy.latency, {moving}, c.site);
+    const int32_t done = c.graph.add(p, copy.latency, {moving}, c.site);  // the node after `moving`: timing.cpp
+    c.graph.nodes[done].l2_read = copy.l2_read;
+    c.graph.nodes[done].hit_cycles = float(copy.hit_latency);
     c.graph.last[p] = moving;
     c.graph.done[p] = done;
 }
@@ -789,31 +795,6 @@ bool l2_bypassed(const BlockCtx& c, const void* addr) {
 }
 }  // namespace
 
-// Whether a copy's bursts find most of their GM bytes in the block's share of L2 (a least-recently-used cache of
-// its own traffic, in 128-byte lines: asc-devkit's data_copy README shows no gain for 128-byte reads whose
-// neighbours in the same 512 bytes were read just before); the bytes are then in it, as most recently used. The
-// clock is the bytes the block has moved through L2 before this copy (TimingGraph::l2_bytes).
-constexpr uint64_t kL2Chunk = 128;
-bool l2_resident(BlockCtx& c, uintptr_t first, uint64_t bursts, uint64_t burst_bytes, uint64_t step) {
-    const uint64_t clock = uint64_t(c.graph.l2_bytes);
-    uint64_t hits = 0, chunks = 0;
-    for (uint64_t i = 0; i < bursts; ++i) {
-        const uintptr_t lo = first + i * step;
-        for (uint64_t k = lo / kL2Chunk; k <= (lo + burst_bytes - 1) / kL2Chunk; ++k) {
-            auto [it, fresh] = c.l2_chunks.try_emplace(k, clock);
-            hits += !fresh && clock - it->second <= g_l2_share;
-            it->second = clock;
-            ++chunks;
-        }
-    }
-    if (c.l2_chunks.size() > 4 * (g_l2_share / kL2Chunk + 1)) {
-        for (auto it = c.l2_chunks.begin(); it != c.l2_chunks.end();) {
-            it = clock - it->second > g_l2_share ? c.l2_chunks.erase(it) : std::next(it);
-        }
-    }
-    return 2 * hits > chunks;
-}
-
 void l2_hint(const void* addr, uint64_t bytes, bool bypass) {
     if (!addr) return;
     BlockCtx& c = ctx();
@@ -853,22 +834,27 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     const double align = bypass && !write ? cfg.gm_bypass_align_512_factor : cfg.gm_align_512_factor;
     const double slow = std::min(burst, cfg.gm_misalign_span_bytes) * (1 / align - 1);
     const double factor = burst / (burst + slow * double(misaligned) / double(looked));
-    // L2 is write-back: a write lands in L2; a read hits it when the data is resident (--l2 warm), or when this
-    // block moved it through L2 recently enough for its share to hold it still.
-    const bool hit = !bypass && (g_l2_warm || l2_resident(c, first, n, bytes / n, gm_step)) && !write;
-    const bool in_l2 = !bypass && (hit || write);
-    const double speedup = hit ? cfg.l2_hit_speedup : 1.0;
+    // L2 is write-back: a write lands in L2. A read hits it when the data is resident (--l2 warm), or, cold, when
+    // the replay finds its lines there (L2Lines, timing.cpp): its time either way is recorded.
+    const bool cold_read = !bypass && !write && !g_l2_warm;
+    const bool warm_hit = !bypass && !write && g_l2_warm;
     const double first_bytes = curve.n ? curve.points[0] : 1.0;
     const double alone_us = std::max(double(bytes), first_bytes) / (curve_gbps(curve, double(bytes)) * 1e3);
     const double plateau = curve_gbps(curve, INFINITY);  // the curve clamps at its largest size
-    const double alone = alone_us * cfg.clock_mhz / (factor * speedup);
-    const double stream = double(bytes) / (plateau * 1e3) * cfg.clock_mhz / (factor * speedup);
+    // The cycles the copy holds its queue and the latency after, moving at `speedup` times the curve's rate.
+    const auto timed = [&](double speedup) {
+        const double alone = alone_us * cfg.clock_mhz / (factor * speedup);
+        const double stream = double(bytes) / (plateau * 1e3) * cfg.clock_mhz / (factor * speedup);
+        const double occupancy = std::max(stream, cfg.dma_issue_cycles);
+        return std::pair{occupancy, std::max(0.0, alone - occupancy)};
+    };
     if (!bypass) c.graph.l2_bytes += double(bytes);
     t_pending.gm_bytes = double(bytes) / factor;  // the replay shares the pool's bandwidth between the blocks' copies
-    t_pending.occupancy = std::max(stream, cfg.dma_issue_cycles);
-    t_pending.latency = std::max(0.0, alone - t_pending.occupancy);
-    t_pending.pool = in_l2 ? 1 : 0;
-    t_pending.l2_write = write && in_l2;
+    std::tie(t_pending.occupancy, t_pending.latency) = timed(warm_hit ? cfg.l2_hit_speedup : 1.0);
+    t_pending.l2_read = cold_read;
+    if (cold_read) std::tie(t_pending.hit_occupancy, t_pending.hit_latency) = timed(cfg.l2_hit_speedup);
+    t_pending.pool = warm_hit || (write && !bypass) ? 1 : 0;
+    t_pending.l2_write = write && !bypass;
     t_pending.gm_first = first;
     t_pending.gm_step = gm_step;
     t_pending.gm_bursts = uint32_t(n);
@@ -1945,7 +1931,8 @@ void write_report(const Launch& L, const char* path, double task_us) {
             g_l2_warm ? "GM data resident in L2 (--l2 warm): copies at the L2-hit single-core rate share L2 bandwidth, "
                         "except GM tensors whose SetL2CacheHint disables L2"
                       : "GM data cold in HBM (the default; --l2 warm models it resident in L2 when it fits); reads "
-                        "come from HBM, writes land in L2 (write-back); a block moving more than its even share of "
+                        "come from HBM unless most of their 128-byte lines moved through L2 (by any block) less than "
+                        "L2's size ago, writes land in L2 (write-back); a block moving more than its even share of "
                         "L2 through it streams, and its writes are written back to HBM during the kernel; "
                         "SetL2CacheHint(CACHE_MODE_DISABLE) keeps a tensor's reads and writes out of L2");
     fprintf(f, "  \"l2\": \"%s\",\n", g_l2_warm ? "warm" : "cold");
@@ -2280,6 +2267,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
     }
     begin_launch(&L);
     double task_cycles = 0;
+    L2Lines l2(double(soc_config.l2_bytes));
     for (int64_t first = 0; first < block_dim; first += cores) {
         const int64_t last = std::min(block_dim, first + cores);
         const size_t before = L.results.size();
@@ -2297,7 +2285,7 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
                                           soc_config.l2_bandwidth_gbps * 1e3 / soc_config.clock_mhz};
         const double port = soc_config.dma_port_gbps * 1e3 / soc_config.clock_mhz;
         std::vector<BlockTiming> timing = replay(graphs, pools, port, double(g_l2_share),
-                                                 soc_config.gm_same_address_cycles, g_options.trace_path != nullptr);
+                                                 soc_config.gm_same_address_cycles, l2, g_options.trace_path != nullptr);
         double wave = 0;
         for (size_t i = before; i < L.results.size(); ++i) {
             BlockResult& r = L.results[i];

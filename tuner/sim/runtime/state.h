@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../include/tuner_sim/rt.h"
@@ -64,6 +65,10 @@ struct TimingNode {
     uint8_t pool = 0;  // whose bandwidth a GM copy shares: 0 HBM, 1 L2
     bool busy = true;  // the pipe works during it (a wait does not)
     bool l2_write = false;  // a write landing in L2, written back to HBM during the kernel if its block streams
+    // A cold read through L2 (both nodes of the copy: its bytes, then its latency): the replay finds whether its
+    // lines are in L2 (L2Lines) and, if they are, takes hit_cycles instead of cycles and L2's bandwidth.
+    bool l2_read = false;
+    float hit_cycles = 0;
     // A GM copy's bursts (gm_bursts of gm_burst_bytes, gm_step apart from gm_first): the 512-byte request
     // regions it touches, for the same-address contention between copies in flight together (timing.cpp).
     uintptr_t gm_first = 0;
@@ -196,9 +201,6 @@ struct BlockCtx {
     int epoch = 0;  // SyncAll barriers passed
     TimingGraph graph;
     std::vector<L2Hint> l2_hints;
-    // What this block's share of L2 holds: each 128-byte GM line it moved through L2, stamped with graph.l2_bytes
-    // at the time; a line is still there while fewer than its share have moved through L2 since.
-    std::unordered_map<uint64_t, uint64_t> l2_chunks;
     ScalarWork scalar;
     DataCache dcache;
     bool aborted = false;
@@ -234,16 +236,36 @@ struct BlockTiming {
     std::vector<TraceEvent> trace;
 };
 
+// What L2 holds during a launch, chip-wide: each 128-byte GM line moved through it (read or written, by any block),
+// stamped with the bytes that had moved through L2 before; a line is still there while fewer than `capacity` bytes
+// have moved through since (least recently used). asc-devkit's data_copy README shows no gain for 128-byte reads
+// whose neighbours in the same 512 bytes were read just before: lines of 128 bytes. The replay reads and touches
+// it in the order the copies start, across the waves of the launch.
+class L2Lines {
+public:
+    explicit L2Lines(double capacity) : capacity_(capacity) {}
+    // Whether most of a read's lines are in L2; all of them are then, as the most recently used.
+    bool read(const TimingNode& n);
+    void write(const TimingNode& n);
+
+private:
+    std::pair<uint64_t, uint64_t> touch(const TimingNode& n);  // how many of its lines were there, of how many
+    std::unordered_map<uint64_t, double> last_;
+    double clock_ = 0;
+    double capacity_;
+};
+
 // Replays the blocks of one wave together: each node starts when its predecessors end, and the GM copies in
 // flight share the bandwidth of their pool (bytes per cycle of HBM and of L2; max-min fair, each copy capped
 // by its own single-core rate and, when its core has several in flight, by an even share of the core's port,
 // `port_bytes_per_cycle`; 0: no port limit). A block that moved more than `l2_share_bytes` through L2 streams
 // through it: each of its writes to L2 is also written back to HBM during the kernel, in the background. GM serves
 // requests in kGmRequestBytes regions and serves the requests in flight to one region one after another: a copy
-// waits `same_address_cycles` for each other copy in flight on its regions (0: not modelled).
+// waits `same_address_cycles` for each other copy in flight on its regions (0: not modelled). A cold read through
+// L2 hits when `l2` holds its lines.
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                                 const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,
-                                double l2_share_bytes, double same_address_cycles, bool with_trace);
+                                double l2_share_bytes, double same_address_cycles, L2Lines& l2, bool with_trace);
 
 // A file the host side names for the program to write or read: a path, or "fd:N", a descriptor it handed over
 // (a sandboxed run opens nothing itself). An output is rewritten from its start. open_output_fd is

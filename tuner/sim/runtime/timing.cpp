@@ -81,11 +81,40 @@ private:
     bool changed_ = false;
 };
 
+constexpr uint64_t kL2Line = 128;
+
 }  // namespace
+
+std::pair<uint64_t, uint64_t> L2Lines::touch(const TimingNode& n) {
+    uint64_t there = 0, lines = 0;
+    for (uint32_t i = 0; i < n.gm_bursts; ++i) {
+        const uintptr_t lo = n.gm_first + i * n.gm_step;
+        for (uint64_t k = lo / kL2Line; k <= (lo + n.gm_burst_bytes - 1) / kL2Line; ++k) {
+            auto [it, fresh] = last_.try_emplace(k, clock_);
+            there += !fresh && clock_ - it->second <= capacity_;
+            it->second = clock_;
+            ++lines;
+        }
+    }
+    clock_ += double(n.gm_bursts) * n.gm_burst_bytes;
+    if (last_.size() > 4 * (uint64_t(capacity_) / kL2Line + 1)) {
+        for (auto it = last_.begin(); it != last_.end();) {
+            it = clock_ - it->second > capacity_ ? last_.erase(it) : std::next(it);
+        }
+    }
+    return {there, lines};
+}
+
+bool L2Lines::read(const TimingNode& n) {
+    const auto [there, lines] = touch(n);
+    return 2 * there > lines;
+}
+
+void L2Lines::write(const TimingNode& n) { touch(n); }
 
 std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                                 const std::array<double, 2>& pool_bytes_per_cycle, double port_bytes_per_cycle,
-                                double l2_share_bytes, double same_address_cycles, bool with_trace) {
+                                double l2_share_bytes, double same_address_cycles, L2Lines& l2, bool with_trace) {
     // One index space over every block's nodes.
     std::vector<uint32_t> offset(graphs.size() + 1, 0);
     for (size_t b = 0; b < graphs.size(); ++b) offset[b + 1] = offset[b] + uint32_t(graphs[b]->nodes.size());
@@ -145,6 +174,8 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
     }
     std::vector<std::vector<uint32_t>> sync_arrived(sync_expected.size());
     std::vector<double> start(total, 0), end(total, -1);
+    std::vector<bool> hit(total, false);  // a cold read through L2 that found its lines there (both its nodes)
+    const auto cycles_of = [&](uint32_t id) { return hit[id] ? double(node[id]->hit_cycles) : node[id]->cycles; };
 
     using Event = std::pair<double, uint32_t>;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> fixed;
@@ -165,11 +196,17 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                 for (uint32_t a : arrived) fixed.push({t + node[a]->cycles, a});
             }
         } else if (n.gm_bytes > 0 && n.cycles > 0) {
-            pools[n.pool].push_back({id, n.gm_bytes, n.gm_bytes / n.cycles});
+            if (n.l2_read) {
+                hit[id] = l2.read(n);
+            } else if (n.l2_write) {
+                l2.write(n);
+            }
+            pools[hit[id] ? 1 : n.pool].push_back({id, n.gm_bytes, n.gm_bytes / cycles_of(id)});
             if (contend) regions.add(n);
             reshare = true;
         } else {
-            fixed.push({t + n.cycles, id});
+            hit[id] = n.l2_read && hit[id - 1];  // a copy's latency node follows its bytes' node
+            fixed.push({t + cycles_of(id), id});
         }
     };
     auto finish = [&](uint32_t id) {
@@ -196,7 +233,7 @@ std::vector<BlockTiming> replay(const std::vector<const TimingGraph*>& graphs,
                     for (Copy& c : copies) {
                         if (c.node == kWriteBack) continue;
                         const TimingNode& n = *node[c.node];
-                        c.cap = c.own_cap = c.bytes / (n.cycles + same_address_cycles * regions.others(n));
+                        c.cap = c.own_cap = c.bytes / (cycles_of(c.node) + same_address_cycles * regions.others(n));
                     }
                 }
             }
