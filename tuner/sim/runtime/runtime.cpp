@@ -2279,6 +2279,9 @@ int run_kernel(const char* kernel, KernelBody body, void* closure, int64_t block
         }
         for (int64_t b = first; b < last; ++b) threads.emplace_back(run_block, b, block_dim, body, closure);
         for (auto& t : threads) t.join();
+        // In block order, not the order the threads ended: copies that start together meet L2 in that order.
+        std::sort(L.results.begin() + std::ptrdiff_t(before), L.results.end(),
+                  [](const auto& a, const auto& b) { return a.idx < b.idx; });
         std::vector<const TimingGraph*> graphs;
         for (size_t i = before; i < L.results.size(); ++i) graphs.push_back(&L.results[i].graph);
         const std::array<double, 2> pools{soc_config.gm_bandwidth_gbps * 1e3 / soc_config.clock_mhz,
