@@ -853,8 +853,8 @@ double copy_cycles(CopyDir dir, uint64_t bytes, uint64_t bursts, const void* gm_
     std::tie(t_pending.occupancy, t_pending.latency) = timed(warm_hit ? cfg.l2_hit_speedup : 1.0);
     t_pending.l2_read = cold_read;
     if (cold_read) std::tie(t_pending.hit_occupancy, t_pending.hit_latency) = timed(cfg.l2_hit_speedup);
-    t_pending.pool = warm_hit || (write && !bypass) ? 1 : 0;
     t_pending.l2_write = write && !bypass;
+    t_pending.pool = warm_hit || t_pending.l2_write ? 1 : 0;
     t_pending.gm_first = first;
     t_pending.gm_step = gm_step;
     t_pending.gm_bursts = uint32_t(n);

@@ -40,6 +40,15 @@ void share_bandwidth(std::vector<Copy>& copies, double total) {
     }
 }
 
+// Calls f(k) for every `unit`-byte piece of GM (k = address / unit) a copy's bursts cover, burst by burst.
+template <class F>
+void each_piece(const TimingNode& n, uint64_t unit, F&& f) {
+    for (uint32_t i = 0; i < n.gm_bursts; ++i) {
+        const uintptr_t lo = n.gm_first + i * n.gm_step;
+        for (uint64_t k = lo / unit; k <= (lo + n.gm_burst_bytes - 1) / unit; ++k) f(k);
+    }
+}
+
 // How many copies in flight touch each GM request region. Counting is cheap while no region holds two; once one
 // does, every copy in flight is weighed again at the next share (`changed`).
 class RegionLoad {
@@ -69,13 +78,10 @@ private:
     template <class F>
     static void each_region(const TimingNode& n, F&& f) {
         uint64_t last = UINT64_MAX;
-        for (uint32_t i = 0; i < n.gm_bursts; ++i) {
-            const uintptr_t lo = n.gm_first + i * n.gm_step;
-            for (uint64_t r = lo / kGmRequestBytes; r <= (lo + n.gm_burst_bytes - 1) / kGmRequestBytes; ++r) {
-                if (r != last) f(r);
-                last = r;
-            }
-        }
+        each_piece(n, kGmRequestBytes, [&](uint64_t r) {
+            if (r != last) f(r);
+            last = r;
+        });
     }
     std::unordered_map<uint64_t, uint32_t> count_;
     bool changed_ = false;
@@ -87,15 +93,12 @@ constexpr uint64_t kL2Line = 128;
 
 std::pair<uint64_t, uint64_t> L2Lines::touch(const TimingNode& n) {
     uint64_t there = 0, lines = 0;
-    for (uint32_t i = 0; i < n.gm_bursts; ++i) {
-        const uintptr_t lo = n.gm_first + i * n.gm_step;
-        for (uint64_t k = lo / kL2Line; k <= (lo + n.gm_burst_bytes - 1) / kL2Line; ++k) {
-            auto [it, fresh] = last_.try_emplace(k, clock_);
-            there += !fresh && clock_ - it->second <= capacity_;
-            it->second = clock_;
-            ++lines;
-        }
-    }
+    each_piece(n, kL2Line, [&](uint64_t k) {
+        auto [it, fresh] = last_.try_emplace(k, clock_);
+        there += !fresh && clock_ - it->second <= capacity_;
+        it->second = clock_;
+        ++lines;
+    });
     clock_ += double(n.gm_bursts) * n.gm_burst_bytes;
     if (last_.size() > 4 * (uint64_t(capacity_) / kL2Line + 1)) {
         for (auto it = last_.begin(); it != last_.end();) {
